@@ -1,0 +1,747 @@
+"""The one data type of rankclust: :class:`Rankings`.
+
+The rank-matrix convention
+--------------------------
+A collection of ``n`` rankings over ``m`` items is stored as an integer **rank matrix**
+``ranks`` of shape ``(n, m)``:
+
+* ``ranks[i, j]`` is the 0-based position of item ``j`` in ranking ``i`` (0 = best);
+* ``-1`` means item ``j`` is absent from ranking ``i``;
+* equal positions mean a tie (a bucket order). Positions are stored *dense*: the present items
+  of a row occupy the positions ``0, 1, ..., b - 1`` where ``b`` is the number of buckets.
+
+``kind`` says what an absent item means:
+
+* ``"subset"`` -- a chain: absent items are *unknown* (missing labels in label ranking, chains in
+  clustering, SUSHI set B, click orders);
+* ``"top"`` -- a top-t list: every absent item ranks *below* every present item (ballots, the
+  APA data, the heterogeneous rank data of Busse et al.).
+
+Optional ``weights`` (one non-negative number per ranking, e.g. counts of identical ballots)
+and ``items`` (names) travel with the data. Validation happens once, at construction; every
+error names the offending row. Nothing downstream re-validates a :class:`Rankings`.
+
+Most of the mathematics in rankclust reduces to the **pairwise count matrix**
+``C[u, v] = sum_i w_i [u ranked above v in ranking i]``, computed by
+:meth:`Rankings.pairwise_counts`, optionally per cluster with hard labels or soft
+responsibilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import numba
+import numpy as np
+
+__all__ = ["KINDS", "Rankings", "check_rankings"]
+
+KINDS = ("subset", "top")
+Kind = Literal["subset", "top"]
+
+
+# --------------------------------------------------------------------------------------------
+# kernels (private: inputs are trusted)
+# --------------------------------------------------------------------------------------------
+def _pair_counts_soft(ranks, weights, out):  # pragma: no cover - compiled below
+    """Accumulate ``out[k, u, v] += weights[i, k]`` for every row i with u above v.
+
+    Only pairs of *present* items are counted. ``ranks`` (n, m) int64, ``weights`` (n, K)
+    float64, ``out`` (K, m, m) float64, zero-initialised by the caller.
+    """
+    n, m = ranks.shape
+    n_groups = weights.shape[1]
+    present = np.empty(m, dtype=np.int64)
+    for i in range(n):
+        c = 0
+        for j in range(m):
+            if ranks[i, j] >= 0:
+                present[c] = j
+                c += 1
+        for a in range(c):
+            u = present[a]
+            ru = ranks[i, u]
+            for b in range(c):
+                v = present[b]
+                if ru < ranks[i, v]:
+                    for k in range(n_groups):
+                        out[k, u, v] += weights[i, k]
+
+
+def _pair_counts_hard(ranks, weights, labels, out):  # pragma: no cover - compiled below
+    """Accumulate ``out[labels[i], u, v] += weights[i]`` for every row i with u above v."""
+    n, m = ranks.shape
+    present = np.empty(m, dtype=np.int64)
+    for i in range(n):
+        g = labels[i]
+        w = weights[i]
+        c = 0
+        for j in range(m):
+            if ranks[i, j] >= 0:
+                present[c] = j
+                c += 1
+        for a in range(c):
+            u = present[a]
+            ru = ranks[i, u]
+            for b in range(c):
+                v = present[b]
+                if ru < ranks[i, v]:
+                    out[g, u, v] += w
+
+
+_nb_pair_counts_soft = numba.njit(_pair_counts_soft, cache=True, nogil=True)
+_nb_pair_counts_hard = numba.njit(_pair_counts_hard, cache=True, nogil=True)
+
+
+def _dense_positions(ranks: np.ndarray) -> np.ndarray:
+    """Re-number the present entries of each row to dense bucket positions 0..b-1.
+
+    Absent entries (negative) stay -1. O(n m log m) time, O(n m) memory.
+    """
+    n, m = ranks.shape
+    if n == 0 or m == 0:
+        return ranks.astype(np.int64, copy=True)
+    present = ranks >= 0
+    big = np.iinfo(np.int64).max
+    vals = np.where(present, ranks, big)
+    order = np.argsort(vals, axis=1, kind="stable")
+    sorted_vals = np.take_along_axis(vals, order, axis=1)
+    new_bucket = np.zeros((n, m), dtype=np.int64)
+    new_bucket[:, 1:] = sorted_vals[:, 1:] != sorted_vals[:, :-1]
+    dense_sorted = np.cumsum(new_bucket, axis=1)
+    dense = np.empty_like(dense_sorted)
+    np.put_along_axis(dense, order, dense_sorted, axis=1)
+    return np.where(present, dense, -1)
+
+
+def _row_error(i: int, problem: str) -> ValueError:
+    return ValueError(f"row {i}: {problem}")
+
+
+# --------------------------------------------------------------------------------------------
+# the type
+# --------------------------------------------------------------------------------------------
+class Rankings:
+    """A collection of complete or partial rankings over a common set of items.
+
+    Parameters
+    ----------
+    ranks : array-like of int, shape (n_rankings, n_items)
+        0-based positions, ``-1`` for an absent item, equal positions for ties. Positions are
+        re-numbered densely per row (``[0, 5, 5, -1]`` becomes ``[0, 1, 1, -1]``).
+    kind : {"subset", "top"}, default="subset"
+        Meaning of absent items: unknown (``"subset"``) or below every present item (``"top"``).
+    weights : array-like of float, shape (n_rankings,), optional
+        Non-negative weight per ranking (e.g. counts of identical ballots). Weighted data give
+        the same fits as the data with each row repeated ``weights[i]`` times.
+    items : sequence of str, optional
+        Names of the items, length ``n_items``, distinct.
+
+    Attributes
+    ----------
+    ranks : ndarray of int64, shape (n_rankings, n_items)
+        The rank matrix (read-only view).
+    kind : str
+    weights : ndarray of float64, shape (n_rankings,)
+        Ones when the data were given without weights (see :attr:`is_weighted`).
+    items : tuple of str or None
+
+    See Also
+    --------
+    Rankings.from_orderings, Rankings.from_ranks, Rankings.from_pairs
+
+    Notes
+    -----
+    Construction is O(n m log m) time and O(n m) memory.
+
+    Examples
+    --------
+    >>> from rankclust import Rankings
+    >>> R = Rankings.from_orderings([[2, 0, 1], [0, 1]], n_items=3, kind="top")
+    >>> R.ranks
+    array([[ 1,  2,  0],
+           [ 0,  1, -1]])
+    >>> R.pairwise_counts()
+    array([[0., 2., 1.],
+           [0., 0., 1.],
+           [1., 1., 0.]])
+    """
+
+    __slots__ = ("_items", "_kind", "_ranks", "_weights")
+
+    def __init__(
+        self,
+        ranks: Any,
+        *,
+        kind: Kind = "subset",
+        weights: Any = None,
+        items: Sequence[str] | None = None,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        arr = _as_rank_matrix(ranks)
+        n, m = arr.shape
+        self._ranks = _dense_positions(arr)
+        self._ranks.setflags(write=False)
+        self._kind = kind
+        self._weights = _check_weights(weights, n)
+        self._items = _check_items(items, m)
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def from_orderings(
+        cls,
+        orderings: Iterable[Sequence[Any]],
+        n_items: int | None = None,
+        *,
+        kind: Kind = "subset",
+        weights: Any = None,
+        items: Sequence[str] | None = None,
+    ) -> Rankings:
+        """Build from orderings: each a sequence of 0-based items, best first.
+
+        An element of an ordering may itself be a list, tuple or set of items: a bucket of
+        tied items. Orderings may have different lengths (absent items are the ones not
+        listed).
+
+        Parameters
+        ----------
+        orderings : iterable of sequences
+            ``orderings[i][p]`` is the item (or bucket of items) at position ``p``.
+        n_items : int, optional
+            Number of items; default ``len(items)`` if given, else the largest item + 1.
+        kind, weights, items
+            As in :class:`Rankings`.
+
+        Raises
+        ------
+        ValueError
+            Naming the row, on a duplicate item, a negative or out-of-range item, or a
+            non-integer item.
+
+        Examples
+        --------
+        >>> Rankings.from_orderings([[1, (0, 2)]]).ranks
+        array([[1, 0, 1]])
+        """
+        rows: list[list[tuple[int, int]]] = []
+        max_item = -1
+        for i, ordering in enumerate(orderings):
+            if isinstance(ordering, str | bytes) or not isinstance(ordering, Iterable):
+                raise _row_error(i, f"an ordering must be a sequence of items, got {ordering!r}")
+            seen: set[int] = set()
+            row: list[tuple[int, int]] = []
+            for pos, entry in enumerate(ordering):
+                bucket = entry if isinstance(entry, list | tuple | set | frozenset) else (entry,)
+                if len(bucket) == 0:
+                    raise _row_error(i, f"empty bucket at position {pos}")
+                for item in bucket:
+                    j = _as_item(item, i)
+                    if j in seen:
+                        raise _row_error(i, f"item {j} appears more than once")
+                    seen.add(j)
+                    row.append((j, pos))
+                    max_item = max(max_item, j)
+            rows.append(row)
+        if n_items is None:
+            n_items = len(items) if items is not None else max_item + 1
+        n_items = _check_n_items(n_items)
+        ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
+        for i, row in enumerate(rows):
+            for j, pos in row:
+                if j >= n_items:
+                    raise _row_error(i, f"item {j} is out of range [0, {n_items})")
+                ranks[i, j] = pos
+        return cls(ranks, kind=kind, weights=weights, items=items)
+
+    @classmethod
+    def from_ranks(
+        cls,
+        ranks: Any,
+        *,
+        kind: Kind = "subset",
+        weights: Any = None,
+        items: Sequence[str] | None = None,
+    ) -> Rankings:
+        """Build from 1-based ranks with 0 or NaN for a missing item.
+
+        This is the format of the label-ranking CSV files: ``ranks[i, j]`` is the rank of
+        label ``j`` (1 = best). Equal ranks are ties.
+
+        Raises
+        ------
+        ValueError
+            On ragged input, a negative, infinite or non-integer rank (naming the row).
+
+        Examples
+        --------
+        >>> Rankings.from_ranks([[2, 1, 3], [1, 0, 2]]).ranks
+        array([[ 1,  0,  2],
+               [ 0, -1,  1]])
+        """
+        arr = _as_2d(ranks, allow_nan=True)
+        if arr.dtype.kind == "f":
+            bad = np.isinf(arr)
+            if bad.any():
+                i = int(np.argwhere(bad)[0, 0])
+                raise _row_error(i, "infinite rank")
+            missing = np.isnan(arr)
+            filled = np.where(missing, 0.0, arr)
+            nonint = filled != np.round(filled)
+            if nonint.any():
+                i, j = (int(x) for x in np.argwhere(nonint)[0])
+                raise _row_error(i, f"rank {arr[i, j]!r} of item {j} is not an integer")
+            arr = filled.astype(np.int64)
+        neg = arr < 0
+        if neg.any():
+            i, j = (int(x) for x in np.argwhere(neg)[0])
+            raise _row_error(i, f"negative rank {arr[i, j]} for item {j} (use 0 or NaN for missing)")
+        return cls(arr - 1, kind=kind, weights=weights, items=items)
+
+    @classmethod
+    def from_pairs(
+        cls,
+        pairs: Any,
+        n_items: int | None = None,
+        *,
+        weights: Any = None,
+        items: Sequence[str] | None = None,
+    ) -> Rankings:
+        """Build from pairwise preferences ``(u, v)`` meaning "u is preferred to v".
+
+        Each pair becomes a ranking of two items of kind ``"subset"``.
+
+        Examples
+        --------
+        >>> Rankings.from_pairs([(2, 0)], n_items=3).ranks
+        array([[ 1, -1,  0]])
+        """
+        arr = np.asarray(pairs)
+        if arr.size == 0:
+            arr = arr.reshape(0, 2)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise ValueError(f"pairs must have shape (n_pairs, 2), got {arr.shape}")
+        for i, (u, v) in enumerate(arr.tolist()):
+            if u == v:
+                raise _row_error(i, f"pair ({u}, {v}) compares an item with itself")
+        return cls.from_orderings(
+            [list(p) for p in arr.tolist()], n_items, kind="subset", weights=weights, items=items
+        )
+
+    # ---------------------------------------------------------------- basic properties
+    @property
+    def ranks(self) -> np.ndarray:
+        return self._ranks
+
+    @property
+    def kind(self) -> str:
+        return self._kind
+
+    @property
+    def weights(self) -> np.ndarray:
+        if self._weights is None:
+            return np.ones(self.n_rankings)
+        return self._weights
+
+    @property
+    def is_weighted(self) -> bool:
+        return self._weights is not None
+
+    @property
+    def items(self) -> tuple[str, ...] | None:
+        return self._items
+
+    @property
+    def n_rankings(self) -> int:
+        return self._ranks.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self._ranks.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._ranks.shape
+
+    @property
+    def present(self) -> np.ndarray:
+        """Boolean mask, shape (n, m): item present in ranking."""
+        return self._ranks >= 0
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Number of present items per ranking, shape (n,)."""
+        return (self._ranks >= 0).sum(axis=1)
+
+    @property
+    def n_buckets(self) -> np.ndarray:
+        """Number of distinct positions per ranking, shape (n,)."""
+        return self._ranks.max(axis=1, initial=-1) + 1
+
+    @property
+    def has_ties(self) -> np.ndarray:
+        """Per-row flag: the ranking has at least two items in one position."""
+        return self.n_buckets < self.lengths
+
+    @property
+    def is_complete(self) -> bool:
+        """True when every ranking orders all items without ties."""
+        return bool((self.lengths == self.n_items).all() and not self.has_ties.any())
+
+    def item_name(self, j: int) -> str:
+        """Name of item ``j`` (its index as a string when no names were given)."""
+        return self._items[j] if self._items is not None else str(j)
+
+    def __len__(self) -> int:
+        return self.n_rankings
+
+    def __repr__(self) -> str:
+        w = ", weighted" if self.is_weighted else ""
+        return f"Rankings(n_rankings={self.n_rankings}, n_items={self.n_items}, kind={self.kind!r}{w})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rankings):
+            return NotImplemented
+        return (
+            self.kind == other.kind
+            and self.items == other.items
+            and np.array_equal(self.ranks, other.ranks)
+            and np.array_equal(self.weights, other.weights)
+            and self.is_weighted == other.is_weighted
+        )
+
+    __hash__ = None  # mutable-looking container semantics: not hashable
+
+    def __getitem__(self, index: Any) -> Rankings:
+        """Rows selected by an int, slice, boolean mask or index array, as a new Rankings."""
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        ranks = self._ranks[index]
+        weights = None if self._weights is None else self._weights[index]
+        return self._replace(ranks=ranks, weights=weights)
+
+    def _replace(self, **changes: Any) -> Rankings:
+        """A new Rankings sharing the unchanged fields; inputs are trusted (no validation)."""
+        new = object.__new__(Rankings)
+        ranks = changes.get("ranks", self._ranks)
+        new._ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+        new._ranks.setflags(write=False)
+        new._kind = changes.get("kind", self._kind)
+        new._weights = changes.get("weights", self._weights)
+        new._items = changes.get("items", self._items)
+        return new
+
+    # ---------------------------------------------------------------- conversions
+    def to_ranks(self) -> np.ndarray:
+        """1-based ranks with 0 for absent items (the inverse of :meth:`from_ranks`)."""
+        return self._ranks + 1
+
+    def to_orderings(self, *, buckets: bool = False) -> list[list[Any]]:
+        """Orderings (best first) of the present items of each ranking.
+
+        Parameters
+        ----------
+        buckets : bool, default=False
+            If True, every position is a tuple of the items it holds (ties allowed). If False,
+            positions are single items and a ranking with ties raises ``ValueError``.
+        """
+        out: list[list[Any]] = []
+        ties = self.has_ties
+        for i, row in enumerate(self._ranks):
+            present = np.flatnonzero(row >= 0)
+            order = present[np.argsort(row[present], kind="stable")]
+            if buckets:
+                pos = row[order]
+                groups: dict[int, list[int]] = {}
+                for j, p in zip(order.tolist(), pos.tolist(), strict=True):
+                    groups.setdefault(p, []).append(j)
+                out.append([tuple(groups[p]) for p in sorted(groups)])
+            else:
+                if ties[i]:
+                    raise _row_error(i, "has ties; use to_orderings(buckets=True)")
+                out.append(order.tolist())
+        return out
+
+    def with_weights(self, weights: Any) -> Rankings:
+        """The same rankings with new weights (validated)."""
+        return self._replace(weights=_check_weights(weights, self.n_rankings))
+
+    def with_kind(self, kind: Kind) -> Rankings:
+        """The same rankings read with another ``kind``."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        return self._replace(kind=kind)
+
+    def expand(self) -> Rankings:
+        """Unweighted data with row ``i`` repeated ``weights[i]`` times (integer weights only)."""
+        w = self.weights
+        counts = np.round(w).astype(np.int64)
+        if not np.allclose(counts, w):
+            raise ValueError("expand() needs integer weights")
+        return self._replace(ranks=np.repeat(self._ranks, counts, axis=0), weights=None)
+
+    def unique(self) -> tuple[Rankings, np.ndarray]:
+        """Distinct rankings with summed weights, and the index mapping rows to them.
+
+        Returns
+        -------
+        distinct : Rankings
+            Weighted, one row per distinct ranking (sorted lexicographically).
+        inverse : ndarray of intp, shape (n_rankings,)
+            ``distinct.ranks[inverse] == self.ranks``.
+        """
+        uniq, inverse = np.unique(self._ranks, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        w = np.bincount(inverse, weights=self.weights, minlength=len(uniq))
+        return self._replace(ranks=uniq, weights=w), inverse
+
+    @staticmethod
+    def concatenate(parts: Sequence[Rankings]) -> Rankings:
+        """Stack rankings over the same items and kind."""
+        if not parts:
+            raise ValueError("need at least one Rankings to concatenate")
+        first = parts[0]
+        for p in parts[1:]:
+            if p.n_items != first.n_items or p.kind != first.kind or p.items != first.items:
+                raise ValueError("all parts must share n_items, kind and items")
+        weighted = any(p.is_weighted for p in parts)
+        weights = np.concatenate([p.weights for p in parts]) if weighted else None
+        return first._replace(ranks=np.vstack([p.ranks for p in parts]), weights=weights)
+
+    # ---------------------------------------------------------------- sufficient statistics
+    def pairwise_counts(
+        self,
+        weights: Any = None,
+        *,
+        labels: Any = None,
+        n_groups: int | None = None,
+    ) -> np.ndarray:
+        """Weighted pairwise count matrix ``C[u, v] = sum_i w_i [u above v in ranking i]``.
+
+        For ``kind="subset"`` only pairs of present items count. For ``kind="top"`` a present
+        item is also above every absent item (absent items are tied at the bottom).
+
+        Parameters
+        ----------
+        weights : array-like, shape (n,) or (n, K), optional
+            Row weights, or per-group responsibilities (one column per group). Multiplied
+            by the rankings' own weights. Default: the rankings' weights.
+        labels : array-like of int, shape (n,), optional
+            Hard group labels in ``0..n_groups-1``; gives one matrix per group.
+        n_groups : int, optional
+            Number of groups for ``labels`` (default ``labels.max() + 1``).
+
+        Returns
+        -------
+        C : ndarray of float64, shape (m, m), or (K, m, m) with 2-d weights or labels.
+
+        Notes
+        -----
+        Complexity: O(sum_i l_i^2 K) time for row lengths l_i (plus an O(n m^2 K) matrix
+        product for ``kind="top"``), O(K m^2) memory.
+        """
+        n, m = self.shape
+        base = self.weights
+        if labels is not None:
+            lab = np.asarray(labels)
+            if lab.shape != (n,):
+                raise ValueError(f"labels must have shape ({n},), got {lab.shape}")
+            lab = lab.astype(np.int64)
+            if n and lab.min() < 0:
+                raise ValueError("labels must be non-negative")
+            k = int(n_groups) if n_groups is not None else (int(lab.max()) + 1 if n else 0)
+            if n and lab.max() >= k:
+                raise ValueError(f"labels must be < n_groups={k}")
+            w = base if weights is None else base * _check_row_weights(weights, n)
+            out = np.zeros((k, m, m))
+            _nb_pair_counts_hard(self._ranks, np.ascontiguousarray(w, dtype=np.float64), lab, out)
+            if self._kind == "top":
+                pres = self.present.astype(np.float64)
+                for g in range(k):
+                    sel = lab == g
+                    out[g] += (pres[sel] * w[sel, None]).T @ (1.0 - pres[sel])
+            return out
+        if weights is None:
+            w2 = base[:, None]
+            squeeze = True
+        else:
+            wa = np.asarray(weights, dtype=np.float64)
+            squeeze = wa.ndim == 1
+            if wa.ndim == 1:
+                wa = wa[:, None]
+            if wa.ndim != 2 or wa.shape[0] != n:
+                raise ValueError(f"weights must have shape ({n},) or ({n}, K), got {wa.shape}")
+            w2 = wa * base[:, None]
+        w2 = np.ascontiguousarray(w2)
+        out = np.zeros((w2.shape[1], m, m))
+        _nb_pair_counts_soft(self._ranks, w2, out)
+        if self._kind == "top":
+            pres = self.present.astype(np.float64)
+            absent = 1.0 - pres
+            for g in range(w2.shape[1]):
+                out[g] += (pres * w2[:, g : g + 1]).T @ absent
+        return out[0] if squeeze else out
+
+
+# --------------------------------------------------------------------------------------------
+# boundary helpers
+# --------------------------------------------------------------------------------------------
+def check_rankings(
+    R: Any,
+    *,
+    kind: Kind | None = None,
+    allow_ties: bool = True,
+    min_length: int = 0,
+    n_items: int | None = None,
+    kinds: Sequence[str] = KINDS,
+    name: str = "R",
+) -> Rankings:
+    """Convert input to :class:`Rankings` and check what a method needs.
+
+    A :class:`Rankings` is never re-validated; anything else is read as 1-based ranks with 0 or
+    NaN for missing (:meth:`Rankings.from_ranks`) of the given ``kind`` (default "subset").
+
+    Parameters
+    ----------
+    R : Rankings or array-like
+    kind : {"subset", "top"}, optional
+        Kind for array input (ignored for a Rankings).
+    allow_ties : bool, default=True
+        If False, the first ranking with a tie raises ``ValueError`` naming its row.
+    min_length : int, default=0
+        Every ranking must have at least this many present items.
+    n_items : int, optional
+        Required number of items (e.g. the one seen in ``fit``).
+    kinds : sequence of str
+        The kinds the method supports.
+    name : str
+        Name of the argument, for messages.
+    """
+    if not isinstance(R, Rankings):
+        R = Rankings.from_ranks(R, kind=kind or "subset")
+    if R.kind not in kinds:
+        raise ValueError(f"{name}: kind={R.kind!r} is not supported here (supported: {kinds})")
+    if n_items is not None and R.n_items != n_items:
+        raise ValueError(f"{name} has {R.n_items} items, expected {n_items}")
+    if not allow_ties:
+        ties = R.has_ties
+        if ties.any():
+            i = int(np.flatnonzero(ties)[0])
+            raise ValueError(f"{name}: row {i} has tied items, which this method does not support")
+    if min_length > 0:
+        short = R.lengths < min_length
+        if short.any():
+            i = int(np.flatnonzero(short)[0])
+            raise ValueError(
+                f"{name}: row {i} ranks {int(R.lengths[i])} items; this method needs at least "
+                f"{min_length}"
+            )
+    return R
+
+
+def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
+    if isinstance(data, np.ndarray):
+        arr = data
+    else:
+        rows = list(data) if not hasattr(data, "__array__") else None
+        if rows is not None:
+            lengths = {len(r) if hasattr(r, "__len__") else -1 for r in rows}
+            if len(lengths) > 1:
+                first = len(rows[0]) if hasattr(rows[0], "__len__") else None
+                for i, r in enumerate(rows):
+                    if not hasattr(r, "__len__") or len(r) != first:
+                        got = len(r) if hasattr(r, "__len__") else "a scalar"
+                        raise ValueError(f"ragged input: row {i} has {got} entries, expected {first}")
+        try:
+            arr = np.asarray(data)
+        except ValueError as exc:  # numpy's own ragged error
+            raise ValueError(f"ragged input: {exc}") from None
+    if arr.ndim == 1 and arr.size == 0:
+        arr = arr.reshape(0, 0)
+    if arr.ndim != 2:
+        raise ValueError(f"expected a 2-d array of shape (n_rankings, n_items), got ndim={arr.ndim}")
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"ranks must be numeric, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not allow_nan and np.isnan(arr).any():
+        i = int(np.argwhere(np.isnan(arr))[0, 0])
+        raise _row_error(i, "NaN in a rank matrix (use -1 for absent items)")
+    return arr
+
+
+def _as_rank_matrix(ranks: Any) -> np.ndarray:
+    arr = _as_2d(ranks, allow_nan=False)
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            i = int(np.argwhere(~np.isfinite(arr))[0, 0])
+            raise _row_error(i, "non-finite position")
+        nonint = arr != np.round(arr)
+        if nonint.any():
+            i, j = (int(x) for x in np.argwhere(nonint)[0])
+            raise _row_error(i, f"position {arr[i, j]!r} of item {j} is not an integer")
+    arr = arr.astype(np.int64)
+    bad = arr < -1
+    if bad.any():
+        i, j = (int(x) for x in np.argwhere(bad)[0])
+        raise _row_error(i, f"position {arr[i, j]} of item {j} is below -1 (-1 marks absent)")
+    return arr
+
+
+def _as_item(item: Any, row: int) -> int:
+    if isinstance(item, bool | np.bool_):
+        raise _row_error(row, f"item {item!r} is not an integer")
+    if isinstance(item, int | np.integer):
+        j = int(item)
+    elif isinstance(item, float | np.floating) and float(item).is_integer():
+        j = int(item)
+    else:
+        raise _row_error(row, f"item {item!r} is not an integer")
+    if j < 0:
+        raise _row_error(row, f"item {j} is negative")
+    return j
+
+
+def _check_n_items(n_items: Any) -> int:
+    if isinstance(n_items, bool) or not isinstance(n_items, int | np.integer) or n_items < 0:
+        raise ValueError(f"n_items must be a non-negative integer, got {n_items!r}")
+    return int(n_items)
+
+
+def _check_row_weights(weights: Any, n: int) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"weights must have shape ({n},), got {w.shape}")
+    return w
+
+
+def _check_weights(weights: Any, n: int) -> np.ndarray | None:
+    if weights is None:
+        return None
+    try:
+        w = np.array(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("weights must be numeric") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"weights must have shape ({n},), got {w.shape}")
+    bad = ~np.isfinite(w)
+    if bad.any():
+        raise _row_error(int(np.flatnonzero(bad)[0]), "weight is NaN or infinite")
+    neg = w < 0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise _row_error(i, f"negative weight {w[i]}")
+    w.setflags(write=False)
+    return w
+
+
+def _check_items(items: Sequence[str] | None, m: int) -> tuple[str, ...] | None:
+    if items is None:
+        return None
+    names = tuple(str(x) for x in items)
+    if len(names) != m:
+        raise ValueError(f"items has {len(names)} names for {m} items")
+    if len(set(names)) != len(names):
+        seen: set[str] = set()
+        dup = next(x for x in names if x in seen or seen.add(x))
+        raise ValueError(f"item name {dup!r} appears more than once")
+    return names

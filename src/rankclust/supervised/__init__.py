@@ -1,0 +1,1 @@
+"""rankclust.supervised."""
