@@ -42,7 +42,9 @@ def random_rankings(
     perms = np.argsort(rng.random((n, m)), axis=1)  # orderings
     ranks = np.argsort(perms, axis=1)
     if kind == "top":
-        lengths = rng.integers(max(min_length, 1), m + 1, size=n) if p_missing > 0 else np.full(n, m)
+        lengths = (
+            rng.integers(max(min_length, 1), m + 1, size=n) if p_missing > 0 else np.full(n, m)
+        )
         ranks = np.where(ranks < lengths[:, None], ranks, -1)
     elif p_missing > 0:
         drop = rng.random((n, m)) < p_missing

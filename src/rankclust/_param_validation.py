@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -83,9 +83,10 @@ def _satisfies(value: Any, constraint: Any) -> bool:
     if isinstance(constraint, Interval | StrOptions):
         return constraint.is_satisfied_by(value)
     if constraint == "random_state":
-        return value is None or isinstance(
-            value, numbers.Integral | np.random.RandomState | np.random.Generator
-        ) and not isinstance(value, bool)
+        if value is None:
+            return True
+        allowed = numbers.Integral | np.random.RandomState | np.random.Generator
+        return isinstance(value, allowed) and not isinstance(value, bool)
     if constraint == "boolean":
         return isinstance(value, bool | np.bool_)
     if constraint == "array-like":
@@ -124,7 +125,7 @@ def validate_params(params: dict, constraints: dict, owner: str) -> None:
 class ValidatedParamsMixin:
     """Adds ``_validate_params`` to a scikit-learn estimator with ``_parameter_constraints``."""
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def _validate_params(self) -> None:
         validate_params(

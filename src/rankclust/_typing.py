@@ -13,4 +13,4 @@ RankingsLike: TypeAlias = Rankings | np.ndarray | Any
 #: A permutation given as positions: ``center[j]`` is the 0-based position of item ``j``.
 Positions: TypeAlias = np.ndarray
 #: ``None``, a seed, or a ``numpy.random.RandomState``.
-RandomStateLike: TypeAlias = None | int | np.random.RandomState
+RandomStateLike: TypeAlias = int | np.random.RandomState | None

@@ -291,12 +291,14 @@ class Rankings:
             nonint = filled != np.round(filled)
             if nonint.any():
                 i, j = (int(x) for x in np.argwhere(nonint)[0])
-                raise _row_error(i, f"rank {arr[i, j]!r} of item {j} is not an integer")
+                raise _row_error(i, f"rank {arr[i, j].item()!r} of item {j} is not an integer")
             arr = filled.astype(np.int64)
         neg = arr < 0
         if neg.any():
             i, j = (int(x) for x in np.argwhere(neg)[0])
-            raise _row_error(i, f"negative rank {arr[i, j]} for item {j} (use 0 or NaN for missing)")
+            raise _row_error(
+                i, f"negative rank {arr[i, j]} for item {j} (use 0 or NaN for missing)"
+            )
         return cls(arr - 1, kind=kind, weights=weights, items=items)
 
     @classmethod
@@ -652,7 +654,9 @@ def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
                 for i, r in enumerate(rows):
                     if not hasattr(r, "__len__") or len(r) != first:
                         got = len(r) if hasattr(r, "__len__") else "a scalar"
-                        raise ValueError(f"ragged input: row {i} has {got} entries, expected {first}")
+                        raise ValueError(
+                            f"ragged input: row {i} has {got} entries, expected {first}"
+                        )
         try:
             arr = np.asarray(data)
         except ValueError as exc:  # numpy's own ragged error
@@ -660,7 +664,9 @@ def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
     if arr.ndim == 1 and arr.size == 0:
         arr = arr.reshape(0, 0)
     if arr.ndim != 2:
-        raise ValueError(f"expected a 2-d array of shape (n_rankings, n_items), got ndim={arr.ndim}")
+        raise ValueError(
+            f"expected a 2-d array of shape (n_rankings, n_items), got ndim={arr.ndim}"
+        )
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise TypeError(f"ranks must be numeric, got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and not allow_nan and np.isnan(arr).any():
@@ -678,7 +684,7 @@ def _as_rank_matrix(ranks: Any) -> np.ndarray:
         nonint = arr != np.round(arr)
         if nonint.any():
             i, j = (int(x) for x in np.argwhere(nonint)[0])
-            raise _row_error(i, f"position {arr[i, j]!r} of item {j} is not an integer")
+            raise _row_error(i, f"position {arr[i, j].item()!r} of item {j} is not an integer")
     arr = arr.astype(np.int64)
     bad = arr < -1
     if bad.any():
