@@ -33,9 +33,18 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP)
+# scikit-lr 0.3 needs Python >= 3.13: the peers get their own environment (DESIGN.md section 8).
+PEERS_PYTHON ?= $(shell PYENV_VERSION=3.13.0 python3.13 -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3.13)
+PEERS := .venv-peers
+
+$(PEERS)/.installed:
+	$(PEERS_PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet scikit-lr==0.3.0
+	touch $@
+
+bench: $(STAMP) $(PEERS)/.installed
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py --peers-python $(PEERS)/bin/python
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo_output
+	rm -rf $(VENV) $(PEERS) build dist *.egg-info demo_output
