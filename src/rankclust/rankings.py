@@ -423,16 +423,36 @@ class Rankings:
         weights = None if self._weights is None else self._weights[index]
         return self._replace(ranks=ranks, weights=weights)
 
-    def _replace(self, **changes: Any) -> Rankings:
-        """A new Rankings sharing the unchanged fields; inputs are trusted (no validation)."""
-        new = object.__new__(Rankings)
-        ranks = changes.get("ranks", self._ranks)
+    @classmethod
+    def _from_trusted(
+        cls,
+        ranks: np.ndarray,
+        *,
+        kind: str = "subset",
+        weights: np.ndarray | None = None,
+        items: tuple[str, ...] | None = None,
+    ) -> Rankings:
+        """Wrap a rank matrix that is already dense and valid (e.g. a sampler's output).
+
+        No validation and no re-numbering: for library kernels whose output is correct by
+        construction. O(1) beyond a possible dtype conversion.
+        """
+        new = object.__new__(cls)
         new._ranks = np.ascontiguousarray(ranks, dtype=np.int64)
         new._ranks.setflags(write=False)
-        new._kind = changes.get("kind", self._kind)
-        new._weights = changes.get("weights", self._weights)
-        new._items = changes.get("items", self._items)
+        new._kind = kind
+        new._weights = weights
+        new._items = items
         return new
+
+    def _replace(self, **changes: Any) -> Rankings:
+        """A new Rankings sharing the unchanged fields; inputs are trusted (no validation)."""
+        return Rankings._from_trusted(
+            changes.get("ranks", self._ranks),
+            kind=changes.get("kind", self._kind),
+            weights=changes.get("weights", self._weights),
+            items=changes.get("items", self._items),
+        )
 
     # ---------------------------------------------------------------- conversions
     def to_ranks(self) -> np.ndarray:

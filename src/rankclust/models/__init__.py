@@ -1,1 +1,5 @@
-"""rankclust.models."""
+"""Probability models over rankings, each with ``fit`` / ``logpdf`` / ``sample``."""
+
+from rankclust.models.mallows import Mallows
+
+__all__ = ["Mallows"]
