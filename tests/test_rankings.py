@@ -49,6 +49,11 @@ def test_n_items_inferred_from_items_or_max():
 def test_positions_are_made_dense():
     R = Rankings([[0, 5, 5, -1], [3, 1, 7, 7]])
     np.testing.assert_array_equal(R.ranks, [[0, 1, 1, -1], [1, 0, 2, 2]])
+    # already-dense rows pass through the fast path unchanged, mixed with rows that need work
+    mixed = Rankings([[2, 0, 1, -1], [0, 0, 1, 2], [-1, 1, 0, -1], [1, -1, 3, -1], [0, 1, 2, 3]])
+    np.testing.assert_array_equal(
+        mixed.ranks, [[2, 0, 1, -1], [0, 0, 1, 2], [-1, 1, 0, -1], [0, -1, 1, -1], [0, 1, 2, 3]]
+    )
 
 
 def test_from_ranks_and_back():

@@ -94,14 +94,53 @@ _nb_pair_counts_soft = numba.njit(_pair_counts_soft, cache=True, nogil=True)
 _nb_pair_counts_hard = numba.njit(_pair_counts_hard, cache=True, nogil=True)
 
 
+def _rows_already_dense(ranks, out):  # pragma: no cover - compiled below
+    """``out[i]`` = row i holds exactly the positions 0..l-1 once each (no ties, no gaps)."""
+    n, m = ranks.shape
+    seen = np.zeros(m, dtype=np.int64)
+    for i in range(n):
+        length = 0
+        for j in range(m):
+            if ranks[i, j] >= 0:
+                length += 1
+        ok = True
+        for j in range(m):
+            p = ranks[i, j]
+            if p >= 0:
+                if p >= length or seen[p] == i + 1:
+                    ok = False
+                    break
+                seen[p] = i + 1
+        out[i] = ok
+
+
+_nb_rows_already_dense = numba.njit(_rows_already_dense, cache=True, nogil=True)
+
+
 def _dense_positions(ranks: np.ndarray) -> np.ndarray:
     """Re-number the present entries of each row to dense bucket positions 0..b-1.
 
-    Absent entries (negative) stay -1. O(n m log m) time, O(n m) memory.
+    Absent entries (negative) stay -1. Rows that already hold the positions 0..l-1 (the common
+    case: permutations and top-t lists) are checked in one O(n m) pass and kept as they are;
+    only the others are sorted. O(n m log m) time in the worst case, O(n m) memory.
     """
     n, m = ranks.shape
+    ranks = np.ascontiguousarray(ranks, dtype=np.int64)
     if n == 0 or m == 0:
-        return ranks.astype(np.int64, copy=True)
+        return ranks.copy()
+    dense_rows = np.empty(n, dtype=np.bool_)
+    _nb_rows_already_dense(ranks, dense_rows)
+    if dense_rows.all():
+        return ranks.copy()
+    out = ranks.copy()
+    todo = ~dense_rows
+    out[todo] = _sort_dense_positions(ranks[todo])
+    return out
+
+
+def _sort_dense_positions(ranks: np.ndarray) -> np.ndarray:
+    """Dense bucket positions by sorting each row. O(n m log m) time, O(n m) memory."""
+    n, m = ranks.shape
     present = ranks >= 0
     big = np.iinfo(np.int64).max
     vals = np.where(present, ranks, big)

@@ -1,1 +1,60 @@
-"""rankclust.io."""
+"""Readers and writers of preference data files.
+
+Every reader counts what it reads and refuses a malformed line with a
+:class:`DataFormatError` (a ``ValueError``) that names the file, the line and the problem.
+With ``strict=False`` it skips such lines instead and reports every one of them in a single
+:class:`MalformedLinesWarning` (attribute ``skipped``: a tuple of :class:`SkippedLine`).
+
+* PrefLib ``.soc/.soi/.toc/.toi`` -- :func:`read_preflib`, :func:`write_preflib`
+* label-ranking CSV (``n,p,k`` header) -- :func:`read_label_ranking_csv`,
+  :func:`write_label_ranking_csv`
+* CSV of orderings or of rank vectors -- :func:`read_orderings_csv`,
+  :func:`write_orderings_csv`, :func:`read_ranks_csv`, :func:`write_ranks_csv`,
+  :func:`read_rankcluster_csv`, :func:`write_rankcluster_csv`
+* SUSHI -- :func:`read_sushi_order`, :func:`read_sushi_udata`, :func:`read_sushi_idata`
+* MSNBC page-category sequences -- :func:`read_msnbc`
+"""
+
+from rankclust.io._common import DataFormatError, MalformedLinesWarning, SkippedLine
+from rankclust.io.label_ranking_csv import read_label_ranking_csv, write_label_ranking_csv
+from rankclust.io.msnbc import read_msnbc
+from rankclust.io.orderings_csv import (
+    read_orderings_csv,
+    read_rankcluster_csv,
+    read_ranks_csv,
+    write_orderings_csv,
+    write_rankcluster_csv,
+    write_ranks_csv,
+)
+from rankclust.io.preflib import PREFLIB_DATA_TYPES, PreflibMetadata, read_preflib, write_preflib
+from rankclust.io.sushi import (
+    SUSHI_ITEM_FEATURES,
+    SUSHI_USER_FEATURES,
+    read_sushi_idata,
+    read_sushi_order,
+    read_sushi_udata,
+)
+
+__all__ = [
+    "PREFLIB_DATA_TYPES",
+    "SUSHI_ITEM_FEATURES",
+    "SUSHI_USER_FEATURES",
+    "DataFormatError",
+    "MalformedLinesWarning",
+    "PreflibMetadata",
+    "SkippedLine",
+    "read_label_ranking_csv",
+    "read_msnbc",
+    "read_orderings_csv",
+    "read_preflib",
+    "read_rankcluster_csv",
+    "read_ranks_csv",
+    "read_sushi_idata",
+    "read_sushi_order",
+    "read_sushi_udata",
+    "write_label_ranking_csv",
+    "write_orderings_csv",
+    "write_preflib",
+    "write_rankcluster_csv",
+    "write_ranks_csv",
+]
