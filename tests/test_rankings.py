@@ -186,6 +186,17 @@ def test_unique_and_expand():
         R.with_weights([0.5, 1, 1]).expand()
 
 
+@pytest.mark.parametrize("m", [3, 20])  # integer-key path and the np.unique(axis=0) fallback
+def test_unique_matches_row_unique(rng, m):
+    R = random_rankings(rng, 300, m, p_missing=0.5)
+    R = Rankings.concatenate([R, R[:50]])
+    D, inv = R.unique()
+    expected = np.unique(R.ranks, axis=0)
+    np.testing.assert_array_equal(D.ranks, expected)
+    np.testing.assert_array_equal(D.ranks[inv], R.ranks)
+    np.testing.assert_allclose(D.weights, np.bincount(inv, minlength=len(D)))
+
+
 def test_concatenate():
     a = Rankings([[0, 1]])
     b = Rankings([[1, 0]], weights=[2])

@@ -552,7 +552,16 @@ class Rankings:
         inverse : ndarray of intp, shape (n_rankings,)
             ``distinct.ranks[inverse] == self.ranks``.
         """
-        uniq, inverse = np.unique(self._ranks, axis=0, return_inverse=True)
+        n, m = self.shape
+        if n and m and m * np.log2(m + 1) < 62:
+            # one integer key per row (base m+1 digits, lexicographic): a 1-d unique is ~10x
+            # faster than np.unique(axis=0) and gives the same order
+            digits = (m + 1) ** np.arange(m - 1, -1, -1, dtype=np.int64)
+            key = (self._ranks + 1) @ digits
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            uniq = self._ranks[first]
+        else:
+            uniq, inverse = np.unique(self._ranks, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         w = np.bincount(inverse, weights=self.weights, minlength=len(uniq))
         return self._replace(ranks=uniq, weights=w), inverse

@@ -1,0 +1,685 @@
+"""The Plackett-Luce model: likelihood, MM / MAP fits and exact sampling.
+
+Under Plackett-Luce (PL) with positive worths ``v = exp(z)``, a ranking is built stage by stage:
+at every stage the next item is drawn from the items not yet placed with probability
+proportional to its worth. The log-worths ``z`` ("scores") are defined up to an additive
+constant; rankclust reports them centred (mean zero), the convention of choix.
+
+Three kinds of observation are supported (see :mod:`rankclust.rankings` for the rank-matrix
+convention); ties are not:
+
+* a complete ranking of the ``m`` items: ``m - 1`` stages;
+* ``kind="top"``, a top-k list: ``min(k, m - 1)`` stages, each over *all* items not yet placed,
+  absent ones included (they rank below the k listed items). This is the probability that a
+  complete PL ranking starts with the listed items;
+* ``kind="subset"``, a ranking of a subset of ``l`` items: ``l - 1`` stages over the present
+  items only. This is the marginal probability that the present items come in that order
+  (PL is internally consistent: the marginal on a subset is PL on that subset).
+
+Each row is compiled once into a :class:`ChoiceStages` (identical rows merged), on which the
+likelihood and the MM updates are a few vectorised numpy operations. The module functions
+:func:`fit_scores` and :func:`loglik_rows` are the one implementation used by
+:class:`PlackettLuce` and by the Plackett-Luce mixtures (responsibilities as ``sample_weight``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from rankclust._param_validation import Interval, ValidatedParamsMixin
+from rankclust._typing import RandomStateLike, RankingsLike
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = ["ChoiceStages", "PlackettLuce", "choice_stages", "fit_scores", "loglik_rows"]
+
+
+# --------------------------------------------------------------------------------------------
+# compiled data
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ChoiceStages:
+    """Rankings compiled into Plackett-Luce choice stages (built by :func:`choice_stages`).
+
+    Row ``r`` of the compact arrays is one *distinct* input ranking. Its items are listed in
+    ``order[r]``: the present items best first, then the absent items. Stage ``s`` of row ``r``
+    (active when ``active[r, s]``) chose ``order[r, s]`` from the items ``order[r, t]``,
+    ``t >= s``, with ``in_set[r, t]``.
+
+    Attributes
+    ----------
+    order : ndarray of intp, shape (u, m)
+        Items by position; ``u`` is the number of distinct rankings.
+    in_set : ndarray of bool, shape (u, m)
+        Position ``t`` takes part in the choice sets (present items; also absent items for
+        ``kind="top"``).
+    active : ndarray of bool, shape (u, m)
+        Stage ``s`` is a real choice (a prefix of each row).
+    inverse : ndarray of intp, shape (n,)
+        Distinct row of each input row.
+    weights : ndarray of float64, shape (n,)
+        The input rows' own weights (``Rankings.weights``).
+    distinct : Rankings
+        The distinct rankings with unit weights (used for the comparison graph).
+    """
+
+    order: np.ndarray
+    in_set: np.ndarray
+    active: np.ndarray
+    inverse: np.ndarray
+    weights: np.ndarray
+    distinct: Rankings
+
+    @property
+    def n_items(self) -> int:
+        return self.order.shape[1]
+
+    @property
+    def n_rankings(self) -> int:
+        return self.inverse.shape[0]
+
+    def row_weights(self, sample_weight: Any = None) -> np.ndarray:
+        """Total weight of each distinct row: ``sum`` of ``weights * sample_weight`` over copies.
+
+        Parameters
+        ----------
+        sample_weight : array-like of float, shape (n,), optional
+            Extra non-negative weight per input row (e.g. responsibilities). Trusted.
+
+        Returns
+        -------
+        ndarray of float64, shape (u,)
+        """
+        w = self.weights if sample_weight is None else self.weights * sample_weight
+        return np.bincount(self.inverse, weights=w, minlength=self.order.shape[0])
+
+
+def choice_stages(R: Rankings, *, compress: bool = True) -> ChoiceStages:
+    """Compile rankings into Plackett-Luce choice stages.
+
+    Parameters
+    ----------
+    R : Rankings, shape (n, m)
+        Rankings without ties, of either kind.
+    compress : bool, default=True
+        Merge identical rows first (``R.unique()``); ballots repeat a lot, so the fit then
+        costs O(u m) per iteration for ``u`` distinct rankings instead of O(n m).
+
+    Returns
+    -------
+    ChoiceStages
+
+    Raises
+    ------
+    ValueError
+        If a ranking has ties (naming the first such row).
+
+    Notes
+    -----
+    Complexity: O(n m log m + n m log n) time (sorting rows; the second term only when
+    compressing), O(n m) memory.
+    """
+    R = check_rankings(R, allow_ties=False)
+    if compress:
+        distinct, inverse = R.unique()
+    else:
+        distinct, inverse = R, np.arange(R.n_rankings)
+    ranks = distinct.ranks
+    u, m = ranks.shape
+    present = ranks >= 0
+    lengths = present.sum(axis=1)
+    # Absent items sort after the present ones (stable: by item index among themselves).
+    order = np.argsort(np.where(present, ranks, m), axis=1, kind="stable")
+    pos = np.arange(m)
+    if distinct.kind == "top":
+        in_set = np.ones((u, m), dtype=bool)
+        n_stages = np.minimum(lengths, m - 1)
+    else:
+        in_set = pos[None, :] < lengths[:, None]
+        n_stages = np.maximum(lengths - 1, 0)
+    active = pos[None, :] < n_stages[:, None]
+    return ChoiceStages(
+        order=order,
+        in_set=in_set,
+        active=active,
+        inverse=np.asarray(inverse, dtype=np.intp).reshape(-1),
+        weights=R.weights,
+        distinct=distinct.with_weights(np.ones(u)),
+    )
+
+
+def _as_stages(R: Any) -> ChoiceStages:
+    if isinstance(R, ChoiceStages):
+        return R
+    if not isinstance(R, Rankings):
+        raise TypeError(f"expected a Rankings or ChoiceStages, got {type(R).__name__}")
+    return choice_stages(R)
+
+
+# --------------------------------------------------------------------------------------------
+# likelihood
+# --------------------------------------------------------------------------------------------
+def _loglik_compact(stages: ChoiceStages, scores: np.ndarray) -> np.ndarray:
+    """Log-likelihood of each distinct row, shape (..., u) for scores of shape (..., m).
+
+    Trusts its input. The stage normalisers are reverse cumulative log-sum-exps, so extreme
+    scores neither overflow nor underflow.
+    """
+    z = scores[..., stages.order]  # (..., u, m)
+    masked = np.where(stages.in_set, z, -np.inf)
+    log_s = np.logaddexp.accumulate(masked[..., ::-1], axis=-1)[..., ::-1]
+    terms = np.where(stages.active, z - log_s, 0.0)
+    return terms.sum(axis=-1)
+
+
+def loglik_rows(R: Rankings | ChoiceStages, scores: Any) -> np.ndarray:
+    """Plackett-Luce log-likelihood of every ranking.
+
+    Parameters
+    ----------
+    R : Rankings or ChoiceStages, n rankings over m items
+        Complete, top-k (``kind="top"``) or subset (``kind="subset"``) rankings, no ties.
+    scores : array-like of float, shape (m,) or (K, m)
+        Log-worths (any additive shift), or one row of log-worths per component.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,) or (n, K)
+        Log-probability of each ranking (per component). The rankings' own weights are not
+        applied.
+
+    Notes
+    -----
+    Complexity: O(K u m) time and memory for ``u`` distinct rankings, plus O(n K) to expand.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankclust import Rankings
+    >>> R = Rankings.from_orderings([[2, 0, 1], [2, 0]], n_items=3, kind="top")
+    >>> np.exp(loglik_rows(R, np.log([3.0, 1.0, 5.0]))).round(4)
+    array([0.4167, 0.4167])
+    """
+    stages = _as_stages(R)
+    z = np.asarray(scores, dtype=np.float64)
+    if z.ndim not in (1, 2) or z.shape[-1] != stages.n_items:
+        raise ValueError(f"scores must have shape ({stages.n_items},) or (K, {stages.n_items})")
+    if not np.isfinite(z).all():
+        raise ValueError("scores must be finite")
+    compact = _loglik_compact(stages, z)
+    return compact[stages.inverse] if z.ndim == 1 else compact[:, stages.inverse].T
+
+
+# --------------------------------------------------------------------------------------------
+# fitting
+# --------------------------------------------------------------------------------------------
+def _mm_step(
+    stages: ChoiceStages,
+    row_w: np.ndarray,
+    wins: np.ndarray,
+    worths: np.ndarray,
+    alpha: float,
+) -> np.ndarray:
+    """One MM update of the worths, rescaled to mean 1. Trusts its input.
+
+    ``v_c <- (alpha + W_c) / (alpha + D_c)`` with ``D_c = sum_i w_i sum_{stages s of row i
+    whose choice set holds c} 1 / S_is``.
+    """
+    wm = worths[stages.order] * stages.in_set
+    # S_is = worth of the items still available at stage s: a reverse cumulative sum (no
+    # cancellation, unlike total minus prefix).
+    s = np.cumsum(wm[:, ::-1], axis=1)[:, ::-1]
+    inv = np.zeros_like(s)
+    np.divide(row_w[:, None], s, out=inv, where=stages.active)
+    # The item at position t belongs to the choice sets of stages 0..t.
+    exposure = np.cumsum(inv, axis=1) * stages.in_set
+    denoms = np.bincount(stages.order.ravel(), weights=exposure.ravel(), minlength=len(worths))
+    new = (wins + alpha) / (denoms + alpha)
+    return new / new.mean()
+
+
+def _comparison_problem(stages: ChoiceStages, row_w: np.ndarray) -> str | None:
+    """Why the MLE does not exist (Hunter 2004, Assumption 1), or None if it does.
+
+    The MLE exists iff the directed graph "u beats v in some ranking of positive weight" is
+    strongly connected.
+    """
+    m = stages.n_items
+    beats = stages.distinct.pairwise_counts(weights=row_w) > 0
+    n_comp, _ = connected_components(beats, directed=True, connection="strong")
+    if n_comp <= 1:
+        return None
+    never_win = np.flatnonzero(~beats.any(axis=1))
+    never_lose = np.flatnonzero(~beats.any(axis=0))
+    unseen = np.intersect1d(never_win, never_lose)
+    parts = []
+    if unseen.size:
+        parts.append(f"items {unseen.tolist()} are never compared")
+    never_win = np.setdiff1d(never_win, unseen)
+    never_lose = np.setdiff1d(never_lose, unseen)
+    if never_lose.size:
+        parts.append(f"items {never_lose.tolist()} never lose")
+    if never_win.size:
+        parts.append(f"items {never_win.tolist()} never win")
+    if not parts:
+        parts.append(f"the {m} items split into {n_comp} groups that never beat each other")
+    return "; ".join(parts)
+
+
+def fit_scores(
+    R: Rankings | ChoiceStages,
+    sample_weight: Any = None,
+    *,
+    alpha: float = 0.0,
+    init: Any = None,
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+) -> tuple[np.ndarray, int, bool]:
+    """Maximum-likelihood (``alpha=0``) or MAP Plackett-Luce scores by MM.
+
+    Parameters
+    ----------
+    R : Rankings or ChoiceStages, n rankings over m items
+        Complete, top-k or subset rankings without ties. Pass a :class:`ChoiceStages`
+        (from :func:`choice_stages`) to reuse the compiled data across calls, as an EM does.
+    sample_weight : array-like of float, shape (n,), optional
+        Non-negative weight per ranking (e.g. responsibilities), multiplied by the rankings'
+        own weights.
+    alpha : float, default=0.0
+        Strength of the Gamma(1 + alpha, alpha) prior on each worth; 0 gives the MLE.
+    init : array-like of float, shape (m,), optional
+        Initial log-worths (any shift); default all zero.
+    max_iter : int, default=1000
+        Maximum number of MM updates.
+    tol : float, default=1e-10
+        Stop when no centred score moves by more than ``tol`` in one update.
+
+    Returns
+    -------
+    scores : ndarray of float64, shape (m,)
+        Log-worths with mean zero.
+    n_iter : int
+        Number of MM updates made.
+    converged : bool
+        Whether the ``tol`` criterion was met within ``max_iter`` updates.
+
+    Raises
+    ------
+    ValueError
+        On bad weights or ``init``, and, when ``alpha == 0``, if the MLE does not exist
+        (some items never lose or never win against the rest; the message names them).
+
+    Notes
+    -----
+    The update is the MM algorithm of Hunter (2004, eq. 30) for the generalised
+    Bradley-Terry model, in the weighted form of Grbovic et al. (2013, eqs. 31-33). With
+    ``alpha > 0`` it is the MM algorithm for the MAP estimate of Caron & Doucet (2012, §3.3)
+    under independent Gamma(a = 1 + alpha, b = alpha) priors on the worths,
+
+        ``v_c <- (a - 1 + W_c) / (b + D_c(v))``,
+
+    where ``W_c`` is the weighted number of stages item ``c`` wins and ``D_c`` its weighted
+    sum of inverse stage totals. After each update the worths are rescaled to mean 1, the
+    scale that maximises the posterior along that ray, so each update is still an ascent step
+    (for ``alpha = 0`` the likelihood is scale-free). This is the update ``choix.mm_rankings``
+    performs for its ``alpha``, so both reach the same estimate for every ``alpha``. The prior
+    acts as ``alpha`` pseudo-wins and ``alpha`` units of exposure per item: the MAP is finite
+    and unique for any data, even when an item never loses, never wins or never appears.
+
+    Complexity: O(T u m) time and O(u m) memory for T updates over u distinct rankings
+    (plus O(u m^2) for the existence check when ``alpha == 0``).
+
+    References
+    ----------
+    Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. The Annals of
+    Statistics, 32(1), 384-406.
+
+    Caron, F. & Doucet, A. (2012). Efficient Bayesian inference for generalized Bradley-Terry
+    models. Journal of Computational and Graphical Statistics, 21(1), 174-196.
+
+    Grbovic, M., Djuric, N., Guo, S. & Vucetic, S. (2013). Supervised clustering of label
+    ranking data using label preference information. Machine Learning, 93(2-3), 191-225.
+
+    Examples
+    --------
+    >>> from rankclust import Rankings
+    >>> R = Rankings.from_orderings([[0, 1, 2], [1, 0, 2], [0, 2, 1], [2, 1, 0]])
+    >>> scores, n_iter, converged = fit_scores(R)
+    >>> scores.round(3), converged
+    (array([ 0.321,  0.055, -0.376]), True)
+    """
+    stages = _as_stages(R)
+    m = stages.n_items
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not alpha >= 0:
+        raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
+        raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (stages.n_rankings,):
+            raise ValueError(
+                f"sample_weight must have shape ({stages.n_rankings},), got {sample_weight.shape}"
+            )
+        bad = ~np.isfinite(sample_weight) | (sample_weight < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"sample_weight[{i}] = {sample_weight[i]} is negative or not finite")
+    if m == 0:
+        raise ValueError("Plackett-Luce needs at least one item")
+    if init is None:
+        z = np.zeros(m)
+    else:
+        z = np.asarray(init, dtype=np.float64)
+        if z.shape != (m,) or not np.isfinite(z).all():
+            raise ValueError(f"init must be {m} finite log-worths, got shape {z.shape}")
+        z = z - z.mean()
+    row_w = stages.row_weights(sample_weight)
+    if not row_w.sum() > 0:
+        raise ValueError("the rankings have zero total weight")
+    if m == 1:
+        return np.zeros(1), 0, True
+    alpha = float(alpha)
+    if alpha == 0.0:
+        problem = _comparison_problem(stages, row_w)
+        if problem is not None:
+            raise ValueError(
+                "the Plackett-Luce maximum-likelihood estimate does not exist (scores would "
+                f"diverge): {problem}. Use alpha > 0 for a finite MAP estimate."
+            )
+    wins = np.bincount(
+        stages.order[stages.active],
+        weights=np.broadcast_to(row_w[:, None], stages.order.shape)[stages.active],
+        minlength=m,
+    )
+    worths = np.exp(z - z.max())
+    worths /= worths.mean()
+    converged = False
+    n_iter = 0
+    while n_iter < max_iter:
+        worths = _mm_step(stages, row_w, wins, worths, alpha)
+        n_iter += 1
+        z_new = np.log(worths)
+        z_new -= z_new.mean()
+        delta = np.abs(z_new - z).max()
+        z = z_new
+        if delta <= tol:
+            converged = True
+            break
+    return z, n_iter, converged
+
+
+# --------------------------------------------------------------------------------------------
+# the estimator
+# --------------------------------------------------------------------------------------------
+class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
+    """Plackett-Luce model fitted by Hunter's MM algorithm, with an optional Gamma prior.
+
+    ``P(ranking) = prod_s v(item chosen at stage s) / sum_{items c still available} v(c)``
+    for worths ``v = exp(scores_)``. Fits complete rankings, top-k lists (``kind="top"``:
+    unlisted items rank below the listed ones) and subset rankings (``kind="subset"``: the
+    PL marginal on the present items); see :mod:`rankclust.models.plackett_luce`.
+
+    Parameters
+    ----------
+    alpha : float, default=0.0
+        Strength of an independent Gamma(1 + alpha, alpha) prior on each worth (mode 1).
+        ``alpha=0`` gives the exact maximum-likelihood estimate, and ``fit`` raises
+        ``ValueError`` when that does not exist (an item never loses, never wins, or the items
+        split into groups that never beat each other). Any ``alpha > 0`` gives a finite,
+        unique MAP estimate; it equals choix's ``alpha``.
+    max_iter : int, default=1000
+        Maximum number of MM updates.
+    tol : float, default=1e-10
+        Convergence when no centred score moves by more than ``tol`` in an update.
+
+    Attributes
+    ----------
+    scores_ : ndarray of float64, shape (n_items,)
+        Log-worths, mean zero (choix's ``params`` convention).
+    worths_ : ndarray of float64, shape (n_items,)
+        ``exp(scores_)`` normalised to sum 1.
+    ranking_ : ndarray of int64, shape (n_items,)
+        Position vector of the modal ranking: ``ranking_[j]`` is the 0-based position of item
+        ``j`` when items are ordered by decreasing score (ties broken by item index).
+    n_items_ : int
+    n_iter_ : int
+        Number of MM updates made by ``fit``.
+    converged_ : bool
+        Whether ``fit`` met ``tol``; a ``ConvergenceWarning`` is emitted otherwise.
+
+    See Also
+    --------
+    fit_scores, loglik_rows : the functions this estimator calls (reusable by mixtures).
+
+    Notes
+    -----
+    The MLE / MAP and its MM update are described in :func:`fit_scores`. ``fit`` merges
+    identical rankings first, so ballots with many repeats fit fast. The sampler uses the
+    Gumbel-max representation of PL (Yellott 1977): sorting ``scores_ + Gumbel noise`` in
+    decreasing order gives an exact PL draw.
+
+    Complexity: ``fit`` O(n m log n + T u m) time and O(n m) memory for n rankings, u of them
+    distinct, T MM updates; ``logpdf`` O(n m log n); ``sample`` O(size m log m).
+
+    References
+    ----------
+    Plackett, R. L. (1975). The analysis of permutations. Applied Statistics, 24(2), 193-202.
+
+    Luce, R. D. (1959). Individual choice behavior. Wiley.
+
+    Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. The Annals of
+    Statistics, 32(1), 384-406.
+
+    Caron, F. & Doucet, A. (2012). Efficient Bayesian inference for generalized Bradley-Terry
+    models. Journal of Computational and Graphical Statistics, 21(1), 174-196.
+
+    Yellott, J. I. (1977). The relationship between Luce's choice axiom, Thurstone's theory of
+    comparative judgment, and the double exponential distribution. Journal of Mathematical
+    Psychology, 15(2), 109-144.
+
+    Examples
+    --------
+    The worked example of Grbovic et al. (2013, eq. 12): worths (3, 1, 5) give the ranking
+    c > a > b probability 5/9 * 3/4 = 0.417.
+
+    >>> import numpy as np
+    >>> from rankclust import Rankings
+    >>> from rankclust.models.plackett_luce import PlackettLuce
+    >>> true = PlackettLuce.from_params(scores=np.log([3.0, 1.0, 5.0]))
+    >>> true.pdf(Rankings.from_orderings([[2, 0, 1]])).round(3)
+    array([0.417])
+    >>> R = true.sample(5000, random_state=0)
+    >>> model = PlackettLuce().fit(R)
+    >>> model.ranking_
+    array([1, 2, 0])
+    >>> bool(np.abs(model.worths_ - [1/3, 1/9, 5/9]).max() < 0.02)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, *, alpha: float = 0.0, max_iter: int = 1000, tol: float = 1e-10) -> None:
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # ---------------------------------------------------------------- construction
+    def fit(self, R: RankingsLike, y: None = None, sample_weight: Any = None) -> PlackettLuce:
+        """Fit the scores by MM (maximum likelihood, or MAP when ``alpha > 0``).
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, m)
+            Rankings without ties (array input: 1-based ranks, 0 for missing, read as
+            ``kind="subset"``).
+        y : None
+            Ignored.
+        sample_weight : array-like of float, shape (n,), optional
+            Weight per ranking, multiplied by ``R.weights``. Weighted data give the same fit
+            as the data with each ranking repeated.
+
+        Returns
+        -------
+        self : PlackettLuce
+
+        Raises
+        ------
+        ValueError
+            If a ranking has ties (naming the row), on bad weights, or when ``alpha == 0`` and
+            the maximum-likelihood estimate does not exist.
+        """
+        self._validate_params()
+        R = check_rankings(R, allow_ties=False)
+        if R.n_items == 0:
+            raise ValueError("R has no items")
+        scores, n_iter, converged = fit_scores(
+            choice_stages(R),
+            sample_weight,
+            alpha=self.alpha,
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        if not converged:
+            warnings.warn(
+                f"PlackettLuce did not converge in max_iter={self.max_iter} MM updates "
+                f"(tol={self.tol}); increase max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self._set_scores(scores)
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        return self
+
+    @classmethod
+    def from_params(cls, *, scores: Any, **params: Any) -> PlackettLuce:
+        """A fitted model with the given log-worths (shifted to mean zero).
+
+        Parameters
+        ----------
+        scores : array-like of float, shape (m,)
+            Finite log-worths, ``m >= 1``.
+        **params
+            Constructor parameters (used only if the model is re-fitted).
+
+        Returns
+        -------
+        PlackettLuce
+            With ``scores_``, ``worths_``, ``ranking_`` and ``n_items_`` set.
+        """
+        z = np.asarray(scores, dtype=np.float64)
+        if z.ndim != 1 or z.size == 0:
+            raise ValueError(f"scores must be a non-empty 1-d array, got shape {z.shape}")
+        if not np.isfinite(z).all():
+            raise ValueError("scores must be finite")
+        model = cls(**params)
+        model._set_scores(z - z.mean())
+        return model
+
+    def _set_scores(self, scores: np.ndarray) -> None:
+        self.scores_ = scores
+        worths = np.exp(scores - scores.max())
+        self.worths_ = worths / worths.sum()
+        order = np.argsort(-scores, kind="stable")
+        ranking = np.empty(len(scores), dtype=np.int64)
+        ranking[order] = np.arange(len(scores))
+        self.ranking_ = ranking
+        self.n_items_ = len(scores)
+
+    # ---------------------------------------------------------------- distribution
+    def _check_data(self, R: RankingsLike) -> Rankings:
+        check_is_fitted(self, "scores_")
+        return check_rankings(R, allow_ties=False, n_items=self.n_items_)
+
+    def logpdf(self, R: RankingsLike) -> np.ndarray:
+        """Log-probability of each ranking (complete, top-k or subset by ``R.kind``).
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, n_items_)
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+        """
+        return loglik_rows(choice_stages(self._check_data(R)), self.scores_)
+
+    def pdf(self, R: RankingsLike) -> np.ndarray:
+        """Probability of each ranking, ``exp(logpdf(R))``."""
+        return np.exp(self.logpdf(R))
+
+    def score(self, R: RankingsLike, y: None = None) -> float:
+        """Average log-likelihood per ranking, weighted by ``R.weights``.
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, n_items_)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        R = self._check_data(R)
+        w = R.weights
+        if not w.sum() > 0:
+            raise ValueError("R has zero total weight")
+        return float(np.dot(w, loglik_rows(choice_stages(R), self.scores_)) / w.sum())
+
+    def sample(
+        self,
+        size: int,
+        random_state: RandomStateLike = None,
+        lengths: Any = None,
+    ) -> Rankings:
+        """Exact draws from the model (Gumbel-max trick).
+
+        Parameters
+        ----------
+        size : int
+            Number of rankings.
+        random_state : None, int or numpy.random.RandomState, default=None
+        lengths : int or array-like of int, shape (size,), optional
+            Keep only the top ``lengths`` items of each draw (each in ``1..n_items_``) and
+            return ``kind="top"`` lists. Default: complete rankings.
+
+        Returns
+        -------
+        Rankings, shape (size, n_items_)
+            Complete rankings, or top-k lists of kind ``"top"``.
+        """
+        check_is_fitted(self, "scores_")
+        if isinstance(size, bool) or not isinstance(size, Integral) or size < 0:
+            raise ValueError(f"size must be a non-negative integer, got {size!r}")
+        m = self.n_items_
+        rng = (
+            random_state
+            if isinstance(random_state, np.random.Generator)
+            else check_random_state(random_state)
+        )
+        keys = self.scores_ + rng.gumbel(size=(int(size), m))
+        order = np.argsort(-keys, axis=1)
+        ranks = np.empty_like(order)
+        np.put_along_axis(ranks, order, np.broadcast_to(np.arange(m), order.shape), axis=1)
+        if lengths is None:
+            return Rankings(ranks)
+        k = np.broadcast_to(np.asarray(lengths), (int(size),))
+        if k.dtype.kind not in "iu" or (k.size and (k.min() < 1 or k.max() > m)):
+            raise ValueError(f"lengths must be integers in [1, {m}]")
+        return Rankings(np.where(ranks < k[:, None], ranks, -1), kind="top")
