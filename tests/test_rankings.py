@@ -40,6 +40,22 @@ def test_from_orderings_basic_and_ties():
     assert R.n_rankings == 3 and R.n_items == 4 and len(R) == 3
 
 
+def test_from_orderings_array_path_matches_list_path(rng):
+    perms = np.argsort(rng.random((50, 6)), axis=1)[:, :4]
+    a = Rankings.from_orderings(perms, n_items=6, kind="top")
+    b = Rankings.from_orderings(perms.tolist(), n_items=6, kind="top")
+    assert a == b
+    assert Rankings.from_orderings(perms.astype(float)) == Rankings.from_orderings(perms.tolist())
+    with pytest.raises(ValueError, match="row 1: item 2 appears more than once"):
+        Rankings.from_orderings(np.array([[0, 1], [2, 2]]))
+    with pytest.raises(ValueError, match="row 0: item -1 is negative"):
+        Rankings.from_orderings(np.array([[0, -1]]))
+    with pytest.raises(ValueError, match="row 0: item 3 is out of range"):
+        Rankings.from_orderings(np.array([[0, 3]]), n_items=3)
+    with pytest.raises(ValueError, match=r"row 0: item 0\.5 is not an integer"):
+        Rankings.from_orderings(np.array([[0.5, 1.0]]))
+
+
 def test_n_items_inferred_from_items_or_max():
     assert Rankings.from_orderings([[0, 3]]).n_items == 4
     R = Rankings.from_orderings([[0]], items=["a", "b", "c"])

@@ -242,7 +242,7 @@ class Rankings:
 
         An element of an ordering may itself be a list, tuple or set of items: a bucket of
         tied items. Orderings may have different lengths (absent items are the ones not
-        listed).
+        listed). A 2-d integer array of equal-length orderings takes a vectorised path.
 
         Parameters
         ----------
@@ -264,6 +264,10 @@ class Rankings:
         >>> Rankings.from_orderings([[1, (0, 2)]]).ranks
         array([[1, 0, 1]])
         """
+        if isinstance(orderings, np.ndarray) and orderings.ndim == 2:
+            return cls._from_ordering_matrix(
+                orderings, n_items, kind=kind, weights=weights, items=items
+            )
         rows: list[list[tuple[int, int]]] = []
         max_item = -1
         for i, ordering in enumerate(orderings):
@@ -292,6 +296,44 @@ class Rankings:
                 if j >= n_items:
                     raise _row_error(i, f"item {j} is out of range [0, {n_items})")
                 ranks[i, j] = pos
+        return cls(ranks, kind=kind, weights=weights, items=items)
+
+    @classmethod
+    def _from_ordering_matrix(
+        cls,
+        orderings: np.ndarray,
+        n_items: int | None,
+        *,
+        kind: Kind,
+        weights: Any,
+        items: Sequence[str] | None,
+    ) -> Rankings:
+        """Vectorised :meth:`from_orderings` for a 2-d array of equal-length orderings."""
+        if orderings.dtype.kind == "f":
+            bad = orderings != np.round(orderings)
+            if bad.any():
+                i, j = (int(x) for x in np.argwhere(bad)[0])
+                raise _row_error(i, f"item {orderings[i, j].item()!r} is not an integer")
+        elif orderings.dtype.kind not in "iu":
+            raise TypeError(f"orderings must hold integers, got dtype {orderings.dtype}")
+        arr = orderings.astype(np.int64)
+        n, length = arr.shape
+        if (arr < 0).any():
+            i, j = (int(x) for x in np.argwhere(arr < 0)[0])
+            raise _row_error(i, f"item {arr[i, j]} is negative")
+        if n_items is None:
+            n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
+        n_items = _check_n_items(n_items)
+        if (arr >= n_items).any():
+            i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
+            raise _row_error(i, f"item {arr[i, j]} is out of range [0, {n_items})")
+        sorted_items = np.sort(arr, axis=1)
+        dup = sorted_items[:, 1:] == sorted_items[:, :-1]
+        if dup.any():
+            i, j = (int(x) for x in np.argwhere(dup)[0])
+            raise _row_error(i, f"item {sorted_items[i, j]} appears more than once")
+        ranks = np.full((n, n_items), -1, dtype=np.int64)
+        ranks[np.arange(n)[:, None], arr] = np.arange(length)
         return cls(ranks, kind=kind, weights=weights, items=items)
 
     @classmethod
