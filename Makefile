@@ -46,5 +46,8 @@ bench: $(STAMP) $(PEERS)/.installed
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py --peers-python $(PEERS)/bin/python
 
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(PEERS) build dist *.egg-info demo_output
+	rm -rf $(VENV) $(PEERS) build dist *.egg-info demo_output site
