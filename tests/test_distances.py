@@ -7,7 +7,7 @@ from collections import deque
 
 import numpy as np
 import pytest
-from conftest import random_rankings
+from tests.conftest import random_rankings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import sklearn.metrics
-from conftest import random_rankings
+from tests.conftest import random_rankings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
