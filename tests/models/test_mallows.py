@@ -726,3 +726,22 @@ def test_clone_and_params():
     assert twin.center_method == "exact" and model.center_method == "borda"
     fitted = Mallows.from_params(center=[1, 0], theta=1.0)
     assert not hasattr(clone(fitted), "center_")
+
+
+@pytest.mark.parametrize("m", range(1, 7))
+@pytest.mark.parametrize("theta", THETAS)
+def test_distance_variance_matches_brute_force_and_derivative(m, theta):
+    # Var of the top-t statistic: brute force over S(m) for t = m, -d mu_t / d theta for all t
+    rng = np.random.default_rng(m)
+    center = random_center(rng, m)
+    orders, logp = brute_logpmf(m, center, theta)
+    d = kendall_brute(positions(orders), center)
+    p = np.exp(logp)
+    var = p @ d**2 - (p @ d) ** 2
+    assert M.distance_variance(theta, m) == pytest.approx(var, rel=1e-9, abs=1e-12)
+    h = 1e-6
+    for t in range(m + 1):
+        lo = max(theta - h, 0.0)
+        fd = -(expected_distance(theta + h, m, t) - expected_distance(lo, m, t)) / (theta + h - lo)
+        assert M.distance_variance(theta, m, t) == pytest.approx(fd, rel=1e-5, abs=1e-8)
+    assert M.distance_variance(np.inf, m) == 0.0

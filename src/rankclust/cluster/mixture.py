@@ -1,0 +1,997 @@
+"""Finite mixtures of ranking models fitted by (generalised) EM, and model selection.
+
+* :class:`MallowsMixture` -- a mixture of Kendall-Mallows models for heterogeneous partial
+  rankings (Busse, Orbanz & Buhmann 2007): top-t lists of any length with the paper's
+  maximum-entropy likelihood, complete rankings as the special case, and sub-rankings
+  (``kind="subset"``) through the observed-pairs likelihood.
+* :class:`PlackettLuceMixture` -- a mixture of Plackett-Luce models for complete, top-k and
+  subset rankings, with MM updates inside EM (the model of PLMIX, Mollica & Tardella 2017,
+  fitted here by maximum likelihood).
+* :func:`select_k` -- fit a mixture for several numbers of components and choose one by
+  BIC (or ICL/AIC).
+
+Both estimators share the EM driver of :class:`_RankingMixture`: the E-step is computed in
+log space with ``logsumexp``; identical rankings are merged first (:meth:`Rankings.unique`)
+and carried as weights, so the cost of an iteration depends on the number of *distinct*
+rankings (205 for the 15,449 APA ballots); components are sorted by decreasing weight, so
+the output does not depend on the labelling of a run; every M-step increases the expected
+complete-data log-likelihood, so the observed-data log-likelihood never decreases
+(generalised EM; the property is tested).
+
+References
+----------
+.. [1] Busse, L. M., Orbanz, P. and Buhmann, J. M. (2007). Cluster analysis of heterogeneous
+       rank data. ICML.
+.. [2] Murphy, T. B. and Martin, D. (2003). Mixtures of distance-based models for ranking
+       data. Computational Statistics & Data Analysis 41, 645-655.
+.. [3] Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. Annals of
+       Statistics 32, 384-406.
+.. [4] Mollica, C. and Tardella, L. (2017). Bayesian Plackett-Luce mixture models for
+       partially ranked data. Psychometrika 82, 442-458.
+.. [5] Biernacki, C., Celeux, G. and Govaert, G. (2000). Assessing a mixture model for
+       clustering with the integrated completed likelihood. IEEE TPAMI 22, 719-725.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust.cluster._mixture_kernels import (
+    discordance_matrix,
+    length_tables,
+    pair_indicators,
+    pl_mm_update,
+    pl_pass,
+    solve_thetas,
+)
+from rankclust.consensus import kemeny_exact, kemeny_local_search
+from rankclust.distances import kendall_distances
+from rankclust.models.mallows import THETA_MAX
+from rankclust.models.plackett_luce import choice_stages, fit_scores
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = [
+    "MIXTURE_CENTER_METHODS",
+    "MallowsMixture",
+    "PlackettLuceMixture",
+    "SelectKResult",
+    "select_k",
+]
+
+#: Centre steps of :class:`MallowsMixture` (see its ``center_method``).
+MIXTURE_CENTER_METHODS = ("auto", "exact", "local", "adjacent")
+
+#: ``center_method="auto"`` solves the centre step exactly up to this many items.
+AUTO_EXACT_MAX_ITEMS = 8
+
+#: Above this many entries (distinct rows times m^2) the per-row pair indicators are not
+#: materialised and the E/M-steps call the one-component functions instead (128 MB).
+_PAIR_MATRIX_MAX = 2**24
+
+# a component whose total responsibility falls below this share of the data is re-seeded
+_EMPTY_SHARE = 1e-10
+
+
+# --------------------------------------------------------------------------------------------
+# shared driver
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _Run:
+    """One EM run from one initialisation (private)."""
+
+    params: dict
+    weights: np.ndarray
+    log_likelihood: float
+    resp: np.ndarray
+    n_iter: int
+    converged: bool
+    history: list = field(default_factory=list)
+    n_reseeded: int = 0
+
+
+def _random_completion(row: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
+    """A complete position vector that keeps the present items' order (absent ones after)."""
+    m = row.shape[0]
+    present = np.flatnonzero(row >= 0)
+    absent = np.flatnonzero(row < 0)
+    order = np.concatenate(
+        [present[np.argsort(row[present], kind="stable")], rng.permutation(absent)]
+    )
+    pos = np.empty(m, dtype=np.int64)
+    pos[order] = np.arange(m)
+    return pos
+
+
+def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
+    """``log sum_k exp(x[i, k])`` per row (rows with a finite entry; plain numpy, fast)."""
+    mx = x.max(axis=1)
+    with np.errstate(divide="ignore", under="ignore"):
+        return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
+
+
+class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
+    """EM driver shared by the ranking mixtures (private).
+
+    Subclasses implement ``_prepare(Ru)`` (compile the distinct rankings once),
+    ``_init_params(data, seeds, rng)``, ``_component_loglik(data, params)`` -> (u, K),
+    ``_m_step(data, resp, params)`` -> (params, changed), ``_reseed(data, params, k, row,
+    rng)``, ``_penalty(params)`` (log-prior, 0 for maximum likelihood), ``_n_free(m)`` (free
+    parameters per component, the weight excluded) and ``_set_fitted(params, order)``.
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
+        "n_components": [Interval(numbers.Integral, 1, None)],
+        "init": [StrOptions({"kmeans++", "random"})],
+        "n_init": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None)],
+        "init_iter": [Interval(numbers.Integral, 1, None), None],
+        "random_state": ["random_state"],
+    }
+
+    _kinds: tuple[str, ...] = ("subset", "top")
+
+    # ---------------------------------------------------------------- input
+    def _check_input(self, R: Any, *, reset: bool) -> Rankings:
+        if not reset:
+            check_is_fitted(self, ["weights_"])
+        R = check_rankings(
+            R,
+            kind="top",
+            allow_ties=False,
+            kinds=self._kinds,
+            n_items=None if reset else self.n_items_,
+            name="R",
+        )
+        if not reset and R.kind != self.kind_:
+            raise ValueError(f"R has kind={R.kind!r}, the model was fitted on kind={self.kind_!r}")
+        return R
+
+    # ---------------------------------------------------------------- EM
+    def _seeds(self, data: Any, rng: np.random.RandomState) -> np.ndarray:
+        """K complete position vectors to start from (k-means++ on the data, or random)."""
+        k_comp = self.n_components
+        ranks, w = data.ranks, data.w
+        m = ranks.shape[1]
+        if self.init == "random":
+            return np.argsort(rng.random_sample((k_comp, m)), axis=1).argsort(axis=1)
+        # greedy k-means++ (Arthur & Vassilvitskii 2007; the variant of scikit-learn): each
+        # new seed is the best of 2 + log K candidates drawn with probability proportional
+        # to w_i times the Kendall statistic to the nearest seed so far, completed at random.
+        # The first seed is drawn in proportion to w_i times the number of pairs the ranking
+        # orders, so that a top-1 ballot (one pair in m - 1 known) rarely seeds alone.
+        t = data.R.lengths.astype(np.float64)
+        pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
+        p = w * np.maximum(pairs, 1e-12)
+        seeds = [_random_completion(ranks[rng.choice(len(w), p=p / p.sum())], rng)]
+        nearest = kendall_distances(data.R, seeds[0]).astype(np.float64)
+        n_trials = 2 + int(np.log(k_comp))
+        for _ in range(1, k_comp):
+            score = w * nearest
+            if not score.sum() > 0:
+                seeds.append(np.argsort(rng.random_sample(m)).argsort())
+                continue
+            best = None
+            for row in rng.choice(len(w), size=n_trials, p=score / score.sum()):
+                cand = _random_completion(ranks[row], rng)
+                d = np.minimum(nearest, kendall_distances(data.R, cand))
+                potential = float(w @ d)
+                if best is None or potential < best[0]:
+                    best = (potential, cand, d)
+            seeds.append(best[1])
+            nearest = best[2]
+        return np.asarray(seeds, dtype=np.int64)
+
+    def _e_step(self, data: Any, params: dict, weights: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(log_resp, per-row log-likelihood, penalised total log-likelihood)."""
+        with np.errstate(divide="ignore"):
+            joint = self._component_loglik(data, params) + np.log(weights)[None, :]
+        row_ll = _logsumexp_rows(joint)
+        log_resp = joint - row_ll[:, None]
+        return log_resp, row_ll, float(data.w @ row_ll) + self._penalty(params)
+
+    def _single_run(
+        self, data: Any, rng: np.random.RandomState, max_iter: int, start: _Run | None = None
+    ) -> _Run:
+        """EM from a fresh initialisation, or continued from the state of ``start``."""
+        k_comp = self.n_components
+        if start is None:
+            params = self._init_params(data, self._seeds(data, rng), rng)
+            weights = np.full(k_comp, 1.0 / k_comp)
+            history: list[float] = []
+            n_done = 0
+            n_reseeded = 0
+        else:
+            params, weights = start.params, start.weights
+            history = list(start.history[:-1])
+            n_done = start.n_iter
+            n_reseeded = start.n_reseeded
+        total = float(data.w.sum())
+        converged = False
+        changed = True
+        ll_old = -np.inf
+        n_iter = 0
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            log_resp, row_ll, ll = self._e_step(data, params, weights)
+            history.append(ll)
+            if not changed and ll - ll_old <= self.tol * total:
+                converged = True
+                break
+            ll_old = ll
+            resp = np.exp(log_resp)
+            nk = data.w @ resp
+            empty = np.flatnonzero(nk <= _EMPTY_SHARE * total)
+            if empty.size:
+                # re-seed each empty component at the worst-explained ranking: the likelihood
+                # may drop at this step, so the history restarts its monotone stretch here
+                n_reseeded += empty.size
+                worst = np.argsort(row_ll, kind="stable")
+                for j, k in enumerate(empty):
+                    row = worst[j % len(worst)]
+                    params = self._reseed(data, params, k, row, rng)
+                    resp[row] = 0.0
+                    resp[row, k] = 1.0
+                nk = data.w @ resp
+                ll_old = -np.inf
+            weights = nk / nk.sum()
+            params, changed = self._m_step(data, resp, params)
+        else:
+            log_resp, row_ll, ll = self._e_step(data, params, weights)
+            history.append(ll)
+        return _Run(
+            params=params,
+            weights=weights,
+            log_likelihood=float(data.w @ row_ll),
+            resp=np.exp(log_resp),
+            n_iter=n_done + n_iter,
+            converged=converged,
+            history=history,
+            n_reseeded=n_reseeded,
+        )
+
+    def fit(self, R: Any, y: Any = None, sample_weight: Any = None) -> _RankingMixture:
+        """Fit the mixture by EM from ``n_init`` initialisations; keep the most likely run.
+
+        Parameters
+        ----------
+        R : Rankings or array-like, shape (n, m)
+            Rankings without ties; array input is read as 1-based ranks with 0/NaN for
+            missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used.
+        y : None
+            Ignored.
+        sample_weight : array-like of float, shape (n,), optional
+            Non-negative row weights, multiplied into ``R.weights``.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        R = self._check_input(R, reset=True)
+        n, m = R.shape
+        if m < 2:
+            raise ValueError(f"R has {m} item(s); a ranking mixture needs at least 2")
+        if sample_weight is not None:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if sw.shape != (n,) or not np.all(np.isfinite(sw)) or np.any(sw < 0):
+                raise ValueError(f"sample_weight must be {n} finite non-negative numbers")
+            R = R.with_weights(R.weights * sw)
+        keep = R.weights > 0
+        if not keep.any():
+            raise ValueError("the weights of the rankings sum to zero")
+        Ru, inverse = R[np.flatnonzero(keep)].unique() if not keep.all() else R.unique()
+        if Ru.n_rankings < self.n_components:
+            raise ValueError(
+                f"n_components={self.n_components} exceeds the {Ru.n_rankings} distinct "
+                "rankings of positive weight"
+            )
+        data = self._prepare(Ru)
+        rng = check_random_state(self.random_state)
+        if self.init_iter is None:
+            runs = [self._single_run(data, rng, self.max_iter) for _ in range(self.n_init)]
+            best = max(runs, key=lambda run: run.log_likelihood)
+        else:
+            # "small EM" (Biernacki et al. 2003): short runs from every start, then the most
+            # likely one continues to convergence
+            runs = [
+                self._single_run(data, rng, min(self.init_iter, self.max_iter))
+                for _ in range(self.n_init)
+            ]
+            best = max(runs, key=lambda run: run.log_likelihood)
+            if not best.converged and best.n_iter < self.max_iter:
+                best = self._single_run(data, rng, self.max_iter - best.n_iter, start=best)
+        if not best.converged:
+            warnings.warn(
+                f"{type(self).__name__}: EM did not converge in max_iter={self.max_iter} "
+                "iterations in the best of the initialisations; increase max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        if best.n_reseeded:
+            warnings.warn(
+                f"{type(self).__name__}: {best.n_reseeded} empty component(s) were re-seeded "
+                "during EM (fewer well-separated clusters than n_components?)",
+                UserWarning,
+                stacklevel=2,
+            )
+        order = np.lexsort((np.arange(self.n_components), -best.weights))
+        self.n_items_ = m
+        self.kind_ = R.kind
+        self.items_ = R.items
+        self.weights_ = best.weights[order]
+        self._set_fitted(best.params, order)
+        resp_u = best.resp[:, order]
+        w_total = float(data.w.sum())
+        self.log_likelihood_ = best.log_likelihood
+        self.objective_ = -best.log_likelihood
+        self.n_parameters_ = self._n_parameters(m)
+        self.n_rankings_ = w_total
+        self.bic_ = -2.0 * best.log_likelihood + self.n_parameters_ * np.log(w_total)
+        self.aic_ = -2.0 * best.log_likelihood + 2.0 * self.n_parameters_
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ent = -np.nansum(np.where(resp_u > 0, resp_u * np.log(resp_u), 0.0), axis=1)
+        self.entropy_ = float(data.w @ ent)
+        self.icl_ = self.bic_ + 2.0 * self.entropy_
+        self.n_iter_ = best.n_iter
+        self.converged_ = best.converged
+        self.n_reseeded_ = best.n_reseeded
+        self.log_likelihood_history_ = np.asarray(best.history)
+        labels_u = np.argmax(resp_u, axis=1)
+        if keep.all():
+            self.labels_ = labels_u[inverse]
+        else:
+            # rows of zero weight are labelled by the fitted model all the same
+            self.labels_ = self.predict(R.with_weights(None))
+        return self
+
+    def _n_parameters(self, m: int) -> float:
+        return (self.n_components - 1) + self.n_components * self._n_free(m)
+
+    # ---------------------------------------------------------------- prediction
+    def _estimate_joint(self, R: Any) -> np.ndarray:
+        """``log weights_k + log P_k(R_i)``, shape (n, K)."""
+        R = self._check_input(R, reset=False)
+        Ru, inverse = R.with_weights(None).unique()
+        data = self._prepare(Ru)
+        with np.errstate(divide="ignore"):
+            joint = self._component_loglik(data, self._fitted_params()) + np.log(self.weights_)
+        return joint[inverse]
+
+    def score_samples(self, R: Any) -> np.ndarray:
+        """Log-likelihood of every ranking under the fitted mixture, shape (n,)."""
+        return logsumexp(self._estimate_joint(R), axis=1)
+
+    def score(self, R: Any, y: Any = None) -> float:
+        """Mean log-likelihood per ranking (weighted by ``R.weights``)."""
+        R = self._check_input(R, reset=False)
+        return float(np.average(self.score_samples(R), weights=R.weights))
+
+    def predict_proba(self, R: Any) -> np.ndarray:
+        """Posterior component probabilities of every ranking, shape (n, K)."""
+        joint = self._estimate_joint(R)
+        return np.exp(joint - logsumexp(joint, axis=1)[:, None])
+
+    def predict(self, R: Any) -> np.ndarray:
+        """Most probable component of every ranking, shape (n,)."""
+        return np.argmax(self._estimate_joint(R), axis=1)
+
+    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
+        """``fit(R).labels_``."""
+        return self.fit(R, sample_weight=sample_weight).labels_
+
+    def _centers_rankings(self, positions: np.ndarray) -> Rankings:
+        return Rankings._from_trusted(positions, kind="subset", items=self.items_)
+
+
+# --------------------------------------------------------------------------------------------
+# Mallows mixture
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _MallowsData:
+    """Distinct rankings compiled once per fit (private)."""
+
+    R: Rankings
+    ranks: np.ndarray
+    w: np.ndarray
+    lengths: np.ndarray
+    kind: str
+    pairs: np.ndarray | None  # (u, m*m) pair indicators, or None above _PAIR_MATRIX_MAX
+
+
+class MallowsMixture(_RankingMixture):
+    """Mixture of Kendall-Mallows models for heterogeneous (partial) rankings, fitted by EM.
+
+    Component ``k`` has a central ranking ``sigma_k``, a dispersion ``theta_k`` and a weight
+    ``c_k``. A ranking ``pi`` of length ``t`` has likelihood
+
+    ``Q(pi) = sum_k c_k exp(-theta_k s(pi, sigma_k)) / Z_t(theta_k)``
+
+    * ``kind="top"`` (a top-t list; absent items rank below): ``s = s^t`` counts the
+      discordant pairs among the listed items and between a listed and an unlisted item,
+      ``Z_t = psi^t`` (Busse et al. 2007, eqs. 9-10). This is the probability of the set of
+      all completions of the list (the maximum-entropy treatment), exact for every length;
+      complete rankings are the case ``t = m`` (Murphy & Martin's mixture).
+    * ``kind="subset"`` (a ranking of some items; the others unknown): the **observed-pairs
+      likelihood** -- the Mallows model on the observed items with the centre restricted to
+      them, ``s`` = discordant observed pairs, ``Z_t = psi_t`` (the normaliser over ``t!``
+      orderings). It is a proper distribution over the orderings of each observed item set,
+      but not the marginal of the full Mallows model (which
+      :func:`rankclust.models.mallows.mallows_loglik` computes exactly, at exponential cost),
+      and it equals the exact model for complete rankings.
+
+    The lengths are conditioned on (not modelled). Ties are not supported.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Number of components K.
+    center_method : {"auto", "exact", "local", "adjacent"}, default="auto"
+        Centre step of the M-step, on the responsibility-weighted pairwise count matrix
+        ``C_k`` (the centre minimises the Kemeny cost ``sum_i q_ik s(pi_i, sigma)``):
+        ``"exact"`` -- exact Kemeny (:func:`~rankclust.consensus.kemeny_exact`, m <= 15), a
+        true M-step; ``"local"`` -- insertion local search from the previous centre and from
+        the Borda ranking, the better kept (a generalised-EM step); ``"adjacent"`` -- the
+        paper's step: one best adjacent transposition of the previous centre per iteration;
+        ``"auto"`` -- exact up to 8 items, local beyond. A new centre is accepted only if it
+        lowers the Kemeny cost, so the log-likelihood never decreases.
+    init : {"kmeans++", "random"}, default="kmeans++"
+        Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
+        completed at random; the first seed favours long rankings), or uniformly random
+        permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
+    n_init : int, default=10
+        Number of initialisations; the run with the highest log-likelihood is kept.
+    max_iter : int, default=500
+        Maximum number of EM iterations per run.
+    tol : float, default=1e-6
+        Stop when the log-likelihood rises by at most ``tol`` per ranking in one iteration
+        and no centre moved.
+    init_iter : int or None, default=20
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
+        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
+        None runs every start to convergence (classic restarts; slower).
+    theta_init : float, default=1.0
+        Initial dispersion of every component.
+    theta_max : float, default=THETA_MAX (50)
+        Cap of the dispersions (the MLE is infinite when a component's rankings all agree
+        with its centre).
+    center_dof : float, default=0.0
+        Parameters counted per central ranking in BIC/AIC/ICL. The paper's default counts
+        only weights and dispersions (``2K - 1``); the centres are discrete, and 1 or
+        ``m - 1`` per centre are common alternatives (spec A9).
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    centers_ : Rankings, shape (K, n_items_)
+        Central rankings (complete, ``kind="subset"``, item names of the data), sorted with
+        the components by decreasing weight.
+    thetas_ : ndarray of float64, shape (K,)
+        Dispersions.
+    weights_ : ndarray of float64, shape (K,)
+        Mixing proportions (decreasing).
+    labels_ : ndarray of int64, shape (n,)
+        Most probable component of each training ranking.
+    log_likelihood_ : float
+        Observed-data log-likelihood of the training data (weights counted).
+    objective_ : float
+        ``-log_likelihood_`` (the clustering objective of
+        :func:`rankclust.cluster.randomization_test`; smaller is better).
+    bic_, aic_, icl_ : float
+        ``-2 ll + p log n``, ``-2 ll + 2 p``, and ``bic_ + 2 * entropy_`` (ICL-BIC of
+        Biernacki et al. 2000); ``n`` is the total weight (number of ballots).
+    entropy_ : float
+        ``-sum_i w_i sum_k q_ik log q_ik`` of the responsibilities.
+    n_parameters_ : float
+        ``p = (K - 1) + K (1 + center_dof)``.
+    n_rankings_ : float
+        Total weight of the training rankings.
+    n_iter_ : int
+        EM iterations of the best run.
+    converged_ : bool
+    n_reseeded_ : int
+        Empty components re-seeded during the best run (a warning is emitted when > 0).
+    log_likelihood_history_ : ndarray
+        Log-likelihood after every E-step of the best run (non-decreasing unless a
+        component was re-seeded).
+    n_items_ : int
+    kind_ : {"top", "subset"}
+    items_ : tuple of str or None
+
+    See Also
+    --------
+    PlackettLuceMixture, select_k, rankclust.models.mallows.Mallows
+
+    Notes
+    -----
+    E-step: ``log q_ik = log c_k - theta_k s_ik - log Z_{t_i}(theta_k) - logsumexp_k(...)``.
+    M-step: ``c_k = sum_i w_i q_ik / sum_i w_i``; ``sigma_k`` minimises the Kemeny cost of
+    ``C_k = sum_i w_i q_ik A_i`` (``A_i`` the pairwise matrix of ranking i, present above
+    absent for top lists), which does not depend on ``theta_k`` (Busse et al., eq. 12);
+    ``theta_k`` solves the weighted eq. (14),
+    ``sum_t N_kt mu_t(theta) = sum_i w_i q_ik s(pi_i, sigma_k)`` with
+    ``N_kt = sum_{i: t_i = t} w_i q_ik``, by safeguarded Newton (the derivative is minus the
+    variance of the statistic). No sum over ``m!`` rankings appears anywhere.
+
+    Complexity: O(n m log m) to merge identical rankings, then per iteration
+    O(u m^2 K) time for u distinct rankings (two matrix products) plus the centre steps
+    (O(2^m m K) exact, O(m^2 K) per local-search sweep) and O(K m) per Newton step;
+    O(u m^2 + u K) memory (above 2^24 entries the per-row pair matrix is not stored and the
+    statistic is recomputed per component in O(u m^2)). Times ``n_init``.
+
+    References
+    ----------
+    Busse, Orbanz and Buhmann (2007), ICML, Secs. 3-4; Murphy and Martin (2003);
+    Fligner and Verducci (1986).
+
+    Examples
+    --------
+    >>> from rankclust.datasets import make_mallows_mixture
+    >>> from rankclust.cluster.mixture import MallowsMixture
+    >>> R, y = make_mallows_mixture(600, 6, 2, centers=[[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0]],
+    ...                             thetas=1.0, lengths=(1, 6), kind="top", random_state=0)
+    >>> mix = MallowsMixture(n_components=2, random_state=0).fit(R)
+    >>> mix.centers_.to_orderings()  # doctest: +SKIP
+    [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0]]
+    >>> sorted(mix.centers_.to_orderings())
+    [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0]]
+    >>> [round(float(t), 1) for t in mix.thetas_]  # doctest: +SKIP
+    [1.0, 1.0]
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
+        **_RankingMixture._parameter_constraints,
+        "center_method": [StrOptions(set(MIXTURE_CENTER_METHODS))],
+        "theta_init": [Interval(numbers.Real, 0, None, closed="neither")],
+        "theta_max": [Interval(numbers.Real, 0, None, closed="neither")],
+        "center_dof": [Interval(numbers.Real, 0, None)],
+    }
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        center_method: str = "auto",
+        init: str = "kmeans++",
+        n_init: int = 10,
+        max_iter: int = 500,
+        tol: float = 1e-6,
+        init_iter: int | None = 20,
+        theta_init: float = 1.0,
+        theta_max: float = THETA_MAX,
+        center_dof: float = 0.0,
+        random_state: Any = None,
+    ) -> None:
+        self.n_components = n_components
+        self.center_method = center_method
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init_iter = init_iter
+        self.theta_init = theta_init
+        self.theta_max = theta_max
+        self.center_dof = center_dof
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- model pieces
+    def _prepare(self, Ru: Rankings) -> _MallowsData:
+        u, m = Ru.shape
+        pairs = pair_indicators(Ru.ranks, Ru.kind) if u * m * m <= _PAIR_MATRIX_MAX else None
+        return _MallowsData(
+            R=Ru, ranks=Ru.ranks, w=Ru.weights, lengths=Ru.lengths, kind=Ru.kind, pairs=pairs
+        )
+
+    def _n_free(self, m: int) -> float:
+        return 1.0 + self.center_dof
+
+    def _penalty(self, params: dict) -> float:
+        return 0.0
+
+    def _init_params(self, data: _MallowsData, seeds: np.ndarray, rng: Any) -> dict:
+        return {"centers": seeds, "thetas": np.full(len(seeds), float(self.theta_init))}
+
+    def _reseed(self, data: _MallowsData, params: dict, k: int, row: int, rng: Any) -> dict:
+        centers = params["centers"].copy()
+        centers[k] = _random_completion(data.ranks[row], rng)
+        thetas = params["thetas"].copy()
+        thetas[k] = float(self.theta_init)
+        return {"centers": centers, "thetas": thetas}
+
+    def _statistics(self, data: _MallowsData, centers: np.ndarray) -> np.ndarray:
+        """Discordant pairs of every distinct ranking with every centre, shape (u, K)."""
+        if data.pairs is not None:
+            return data.pairs @ discordance_matrix(centers)
+        return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
+
+    def _component_loglik(self, data: _MallowsData, params: dict) -> np.ndarray:
+        stats = self._statistics(data, params["centers"])
+        m = data.ranks.shape[1]
+        (log_z,) = length_tables(params["thetas"], m, data.kind, ("log",))  # (m + 1, K)
+        return -params["thetas"][None, :] * stats - log_z[data.lengths]
+
+    def _center_step(self, C: np.ndarray, previous: np.ndarray) -> np.ndarray:
+        m = C.shape[0]
+        method = self.center_method
+        if method == "auto":
+            method = "exact" if m <= AUTO_EXACT_MAX_ITEMS else "local"
+        if method == "exact":
+            return kemeny_exact(C)
+        if method == "adjacent":
+            return kemeny_local_search(C, init=previous, moves="adjacent", max_iter=1)
+        a, cost_a = kemeny_local_search(C, init=previous, return_cost=True)
+        b, cost_b = kemeny_local_search(C, init="borda", return_cost=True)
+        return b if cost_b < cost_a else a
+
+    def _m_step(self, data: _MallowsData, resp: np.ndarray, params: dict) -> tuple[dict, bool]:
+        m = data.ranks.shape[1]
+        k_comp = resp.shape[1]
+        wq = data.w[:, None] * resp
+        if data.pairs is not None:
+            counts = (data.pairs.T @ wq).T.reshape(k_comp, m, m)
+        else:
+            counts = data.R.pairwise_counts(weights=resp)
+        old = params["centers"]
+        centers = old.copy()
+        changed = False
+        for k in range(k_comp):
+            new = self._center_step(counts[k], old[k])
+            if not np.array_equal(new, old[k]):
+                flat = counts[k].reshape(-1)
+                d = discordance_matrix(np.stack([old[k], new]))
+                cost_old, cost_new = flat @ d
+                # generalised-EM acceptance: move only on a strict decrease of the cost
+                if cost_new < cost_old - 1e-12 * max(1.0, abs(cost_old)):
+                    centers[k] = new
+                    changed = True
+        flat = counts.reshape(k_comp, m * m)
+        stats = np.einsum("kj,jk->k", flat, discordance_matrix(centers))
+        length_counts = np.stack(
+            [np.bincount(data.lengths, weights=wq[:, k], minlength=m + 1) for k in range(k_comp)]
+        )
+        thetas = solve_thetas(
+            length_counts, stats, m, data.kind, params["thetas"], float(self.theta_max)
+        )
+        return {"centers": centers, "thetas": thetas}, changed
+
+    # ---------------------------------------------------------------- fitted state
+    def _set_fitted(self, params: dict, order: np.ndarray) -> None:
+        self.center_positions_ = params["centers"][order]
+        self.centers_ = self._centers_rankings(self.center_positions_)
+        self.thetas_ = params["thetas"][order]
+
+    def _fitted_params(self) -> dict:
+        check_is_fitted(self, ["thetas_"])
+        return {"centers": self.center_positions_, "thetas": self.thetas_}
+
+
+# --------------------------------------------------------------------------------------------
+# Plackett-Luce mixture
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _PLData:
+    R: Rankings
+    ranks: np.ndarray
+    w: np.ndarray
+    stages: Any
+    # exposures of the last E-step, reused by the M-step at the same worths
+    cache: dict = field(default_factory=dict)
+
+
+def _mean_one_worths(scores: np.ndarray) -> np.ndarray:
+    """Worths ``exp(z)`` of each component scaled to mean 1 (floored to stay positive)."""
+    v = np.exp(scores - scores.max(axis=1, keepdims=True))
+    v /= v.mean(axis=1, keepdims=True)
+    return np.maximum(v, 1e-300)
+
+
+class PlackettLuceMixture(_RankingMixture):
+    """Mixture of Plackett-Luce models for complete, top-k and subset rankings (EM + MM).
+
+    ``Q(pi) = sum_k c_k PL(pi | z_k)`` with log-worths ``z_k`` (mean zero). For
+    ``kind="top"`` a top-k list is the event that a complete PL ranking starts with it; for
+    ``kind="subset"`` the PL marginal of the observed items (PL is internally consistent), see
+    :mod:`rankclust.models.plackett_luce`. This is the mixture of PLMIX (Mollica & Tardella
+    2017), fitted here by maximum likelihood (or MAP with ``alpha > 0``) rather than by
+    Bayesian MCMC.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    init : {"kmeans++", "random"}, default="kmeans++"
+        Starting components: k-means++ seeding on Kendall's statistic (seed rankings
+        completed at random), or random permutations; a seed ranking ``s`` becomes the
+        log-worths ``-init_scale * position``.
+    n_init : int, default=10
+    max_iter : int, default=1000
+        Maximum number of EM iterations per run.
+    tol : float, default=1e-6
+        Stop when the (penalised) log-likelihood rises by at most ``tol`` per ranking.
+    init_iter : int or None, default=20
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
+        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
+        None runs every start to convergence (classic restarts; slower).
+    mm_steps : int, default=1
+        MM updates of each component's worths per EM iteration (each one raises the
+        weighted likelihood, so any number gives a generalised EM).
+    alpha : float, default=0.0
+        Gamma(1 + alpha, alpha) prior on the worths (Caron & Doucet 2012); 0 is maximum
+        likelihood. With ``alpha > 0`` the monitored objective includes the log-prior.
+    init_scale : float, default=0.5
+        Slope of the initial log-worths along the seed ranking.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of float64, shape (K, n_items_)
+        Log-worths of each component, mean zero.
+    worths_ : ndarray of float64, shape (K, n_items_)
+        ``exp(scores_)``.
+    centers_ : Rankings, shape (K, n_items_)
+        The modal ranking of each component (items by decreasing worth).
+    weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
+    n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_,
+    log_likelihood_history_, n_items_, kind_, items_
+        As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1)``.
+
+    See Also
+    --------
+    MallowsMixture, select_k, rankclust.models.plackett_luce.PlackettLuce
+
+    Notes
+    -----
+    E-step in log space; M-step ``c_k = sum_i w_i q_ik / sum_i w_i`` and ``mm_steps`` MM
+    updates of the worths with the responsibilities as weights, warm-started at the
+    previous worths: the update of :func:`rankclust.models.plackett_luce.fit_scores`
+    (Hunter 2004; MAP form of Caron & Doucet 2012 for ``alpha > 0``), run for all K
+    components in one compiled pass over the choice stages that also yields the E-step's
+    likelihoods (tested against ``fit_scores`` and ``loglik_rows``). When ``alpha == 0`` the
+    existence of the MLE on the whole data is checked once before EM (a clear
+    ``ValueError`` names the items that never win or never lose).
+
+    Complexity: O(n m log m) to merge identical rankings, then O(K u m mm_steps) time per
+    iteration for u distinct rankings, O(K u m) memory. Times the number of iterations over
+    all starts.
+
+    References
+    ----------
+    Hunter (2004); Mollica and Tardella (2017), Psychometrika 82; Gormley and Murphy (2008),
+    JASA 103.
+
+    Examples
+    --------
+    >>> from rankclust.datasets import make_plackett_luce_mixture
+    >>> from rankclust.cluster.mixture import PlackettLuceMixture
+    >>> R, y = make_plackett_luce_mixture(800, 5, 2, random_state=0)
+    >>> mix = PlackettLuceMixture(n_components=2, n_init=3, random_state=0).fit(R)
+    >>> mix.scores_.shape, bool(mix.converged_)
+    ((2, 5), True)
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
+        **_RankingMixture._parameter_constraints,
+        "mm_steps": [Interval(numbers.Integral, 1, None)],
+        "alpha": [Interval(numbers.Real, 0, None)],
+        "init_scale": [Interval(numbers.Real, 0, None)],
+    }
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        init: str = "kmeans++",
+        n_init: int = 10,
+        max_iter: int = 1000,
+        tol: float = 1e-6,
+        init_iter: int | None = 20,
+        mm_steps: int = 1,
+        alpha: float = 0.0,
+        init_scale: float = 0.5,
+        random_state: Any = None,
+    ) -> None:
+        self.n_components = n_components
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init_iter = init_iter
+        self.mm_steps = mm_steps
+        self.alpha = alpha
+        self.init_scale = init_scale
+        self.random_state = random_state
+
+    def _prepare(self, Ru: Rankings) -> _PLData:
+        stages = choice_stages(Ru, compress=False)
+        if self.alpha == 0:
+            # the MLE must exist for the whole data (clear error before EM starts)
+            fit_scores(stages, max_iter=0)
+        return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=stages)
+
+    def _n_free(self, m: int) -> float:
+        return float(m - 1)
+
+    def _penalty(self, params: dict) -> float:
+        if self.alpha == 0:
+            return 0.0
+        z = params["scores"]
+        v = np.exp(z - z.max(axis=1, keepdims=True))
+        v /= v.mean(axis=1, keepdims=True)
+        return float(self.alpha * (np.log(v) - v).sum())
+
+    def _seed_scores(self, positions: np.ndarray) -> np.ndarray:
+        z = -float(self.init_scale) * positions.astype(np.float64)
+        return z - z.mean(axis=-1, keepdims=True)
+
+    def _init_params(self, data: _PLData, seeds: np.ndarray, rng: Any) -> dict:
+        return {"scores": self._seed_scores(seeds)}
+
+    def _reseed(self, data: _PLData, params: dict, k: int, row: int, rng: Any) -> dict:
+        scores = params["scores"].copy()
+        scores[k] = self._seed_scores(_random_completion(data.ranks[row], rng))
+        return {"scores": scores}
+
+    def _component_loglik(self, data: _PLData, params: dict) -> np.ndarray:
+        worths = _mean_one_worths(params["scores"])
+        loglik, exposure = pl_pass(data.stages, worths)
+        data.cache = {"scores": params["scores"], "worths": worths, "exposure": exposure}
+        return loglik
+
+    def _m_step(self, data: _PLData, resp: np.ndarray, params: dict) -> tuple[dict, bool]:
+        if data.cache.get("scores") is params["scores"]:
+            worths, exposure = data.cache["worths"], data.cache["exposure"]
+        else:  # after a re-seed
+            worths = _mean_one_worths(params["scores"])
+            exposure = pl_pass(data.stages, worths)[1]
+        # a floor keeps every item's wins positive, so no worth collapses to exactly 0
+        row_w = data.w[:, None] * np.maximum(resp, 1e-300)
+        alpha = float(self.alpha)
+        for step in range(self.mm_steps):
+            if step:
+                exposure = pl_pass(data.stages, worths)[1]
+            worths = np.maximum(pl_mm_update(data.stages, row_w, exposure, alpha), 1e-300)
+        scores = np.log(worths)
+        return {"scores": scores - scores.mean(axis=1, keepdims=True)}, False
+
+    def _set_fitted(self, params: dict, order: np.ndarray) -> None:
+        self.scores_ = params["scores"][order]
+        self.worths_ = np.exp(self.scores_)
+        positions = np.argsort(np.argsort(-self.scores_, axis=1, kind="stable"), axis=1)
+        self.centers_ = self._centers_rankings(positions.astype(np.int64))
+
+    def _fitted_params(self) -> dict:
+        check_is_fitted(self, ["scores_"])
+        return {"scores": self.scores_}
+
+
+# --------------------------------------------------------------------------------------------
+# model selection
+# --------------------------------------------------------------------------------------------
+@dataclass
+class SelectKResult:
+    """Result of :func:`select_k`.
+
+    Attributes
+    ----------
+    ks : list of int
+        Numbers of components tried.
+    table : list of dict
+        One row per K: ``k``, ``log_likelihood``, ``n_parameters``, ``bic``, ``aic``,
+        ``icl``, ``n_iter``, ``converged``, ``seconds`` (wall time of the fit).
+    criterion : str
+        The criterion minimised.
+    best_k : int
+    best_estimator : estimator
+        The fitted estimator with ``best_k`` components.
+    estimators : dict of int to estimator
+        Every fitted estimator.
+    """
+
+    ks: list
+    table: list
+    criterion: str
+    best_k: int
+    best_estimator: Any
+    estimators: dict
+
+    def to_markdown(self) -> str:
+        """The table as GitHub markdown (the chosen K marked)."""
+        lines = [
+            "| K | log-likelihood | p | BIC | AIC | ICL | iterations | seconds |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for row in self.table:
+            mark = " *" if row["k"] == self.best_k else ""
+            lines.append(
+                f"| {row['k']}{mark} | {row['log_likelihood']:.2f} | {row['n_parameters']:g} "
+                f"| {row['bic']:.2f} | {row['aic']:.2f} | {row['icl']:.2f} | {row['n_iter']} "
+                f"| {row['seconds']:.2f} |"
+            )
+        return "\n".join(lines)
+
+
+def select_k(
+    estimator: Any,
+    R: Any,
+    ks: Any = range(1, 9),
+    *,
+    criterion: str = "bic",
+    sample_weight: Any = None,
+) -> SelectKResult:
+    """Fit a mixture for every K in ``ks`` and choose K by an information criterion.
+
+    Parameters
+    ----------
+    estimator : MallowsMixture or PlackettLuceMixture
+        Template; it is cloned and refitted with ``n_components=k`` (its ``random_state``
+        is kept, so a fixed seed gives reproducible fits).
+    R : Rankings or array-like
+    ks : iterable of int, default=range(1, 9)
+    criterion : {"bic", "icl", "aic"}, default="bic"
+        The criterion to minimise (Busse et al. use BIC).
+    sample_weight : array-like of float, shape (n,), optional
+
+    Returns
+    -------
+    SelectKResult
+
+    Notes
+    -----
+    Complexity: the sum of the fits' costs over ``ks``.
+
+    Examples
+    --------
+    >>> from rankclust.datasets import make_mallows_mixture
+    >>> from rankclust.cluster.mixture import MallowsMixture, select_k
+    >>> R, _ = make_mallows_mixture(400, 5, 2, centers=[[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]],
+    ...                             thetas=1.5, kind="top", lengths=(1, 5), random_state=1)
+    >>> res = select_k(MallowsMixture(n_init=3, random_state=0), R, ks=[1, 2, 3])
+    >>> res.best_k
+    2
+    """
+    if criterion not in ("bic", "icl", "aic"):
+        raise ValueError(f"criterion must be 'bic', 'icl' or 'aic', got {criterion!r}")
+    ks = [int(k) for k in ks]
+    if not ks or min(ks) < 1:
+        raise ValueError("ks must be a non-empty list of positive integers")
+    table = []
+    estimators = {}
+    for k in ks:
+        est = clone(estimator).set_params(n_components=k)
+        start = time.perf_counter()
+        est.fit(R, sample_weight=sample_weight)
+        seconds = time.perf_counter() - start
+        estimators[k] = est
+        table.append(
+            {
+                "k": k,
+                "log_likelihood": est.log_likelihood_,
+                "n_parameters": est.n_parameters_,
+                "bic": est.bic_,
+                "aic": est.aic_,
+                "icl": est.icl_,
+                "n_iter": est.n_iter_,
+                "converged": est.converged_,
+                "seconds": seconds,
+            }
+        )
+    best = min(table, key=lambda row: (row[criterion], row["k"]))
+    return SelectKResult(
+        ks=ks,
+        table=table,
+        criterion=criterion,
+        best_k=best["k"],
+        best_estimator=estimators[best["k"]],
+        estimators=estimators,
+    )
