@@ -1,0 +1,539 @@
+"""Baselines of Xiao, Liu & Hao (2016), re-implemented: MPCKMeans, CPMMC and CPCMMC.
+
+None of these has a maintained Python implementation, so each is a re-implementation from its
+paper, with the departures listed in its docstring. All take ``fit(X, must_link=, cannot_link=)``
+(pairs of row indices, see :mod:`rankclust.ordinal.constraints`) and set ``labels_``; their
+clusters are unordered, so they are scored after Hungarian matching
+(:func:`rankclust.ordinal.evaluation.map_clusters`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import ClassVar
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.cluster import kmeans_plusplus
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust.ordinal._features import KERNELS, FeatureMap
+from rankclust.ordinal.constraints import check_pairs
+
+__all__ = ["CPCMMC", "CPMMC", "MPCKMeans"]
+
+
+def _check_fit_input(est, X, must_link, cannot_link):
+    X = validate_data(est, X, dtype=np.float64, ensure_min_samples=2)
+    n = X.shape[0]
+    if est.n_clusters > n:
+        raise ValueError(f"n_clusters={est.n_clusters} must be <= n_samples={n}")
+    return (
+        X,
+        check_pairs(must_link, n, name="must_link"),
+        check_pairs(cannot_link, n, name="cannot_link"),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# MPCKMeans (Bilenko, Basu & Mooney 2004)
+# ----------------------------------------------------------------------------------------------
+
+
+def _icm_constrained(order, base, indptr, nbr, is_ml, cons, dist, maxd, labels):
+    """One ICM sweep over the constrained points (in ``order``), updating ``labels`` in place.
+
+    Cost of point i in cluster h: base[i, h] plus, for each constraint c = (i, j):
+    must-link violated (h != l_j): (dist[c, h] + dist[c, l_j]) / 2;
+    cannot-link violated (h == l_j): maxd[h] - dist[c, h].
+    Returns the number of changed labels. Prior validation of all arrays is assumed.
+    """
+    k = base.shape[1]
+    changed = 0
+    for i in order:
+        best_h = -1
+        best_cost = np.inf
+        for h in range(k):
+            cost = base[i, h]
+            for p in range(indptr[i], indptr[i + 1]):
+                lj = labels[nbr[p]]
+                c = cons[p]
+                if is_ml[p]:
+                    if h != lj:
+                        cost += 0.5 * (dist[c, h] + dist[c, lj])
+                elif h == lj:
+                    cost += maxd[h] - dist[c, h]
+            if cost < best_cost:
+                best_cost = cost
+                best_h = h
+        if best_h != labels[i]:
+            labels[i] = best_h
+            changed += 1
+    return changed
+
+
+_nb_icm_constrained = numba.njit(_icm_constrained, cache=True)
+
+
+def _adjacency(n, ml, cl):
+    """CSR adjacency of the constraint graph: neighbour, is-must-link, constraint id."""
+    pairs = np.vstack([ml, cl])
+    is_ml = np.concatenate([np.ones(len(ml), bool), np.zeros(len(cl), bool)])
+    cid = np.arange(len(pairs))
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    typ = np.concatenate([is_ml, is_ml])
+    cc = np.concatenate([cid, cid])
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, src + 1, 1)
+    return np.cumsum(indptr), dst[order], typ[order], cc[order], pairs, is_ml
+
+
+class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+    """Metric pairwise-constrained k-means (re-implementation of Bilenko, Basu & Mooney 2004).
+
+    k-means with a diagonal Mahalanobis metric ``A_h`` learned per cluster and penalties for
+    violated must-link and cannot-link pairs, optimised by alternating an ICM assignment step
+    with centroid and metric updates.
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+    w_must, w_cannot : float, default=1.0
+        Weights of a violated must-link / cannot-link pair.
+    max_iter : int, default=100
+    n_init : int, default=1
+        Starts (k-means++ seeds); the lowest objective is kept.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+    metrics_ : ndarray of shape (n_clusters, n_features)
+        Diagonals of the per-cluster metrics.
+    objective_ : float
+    n_iter_ : int
+
+    Notes
+    -----
+    Re-implementation; departures from the original: centres start from k-means++ seeds (the
+    comparison paper says "initialised randomly"; the original seeds from the must-link
+    neighbourhoods); the cannot-link penalty uses the metric diameter of the bounding box
+    ``sum_d a_hd range_d^2`` in place of the farthest pair of points (an upper bound, O(n d)
+    instead of O(n^2 d)); diagonal metrics only. Points without constraints are assigned in
+    one vectorised step (their cost does not depend on other labels); constrained points by
+    a sequential ICM sweep in random order (numba).
+
+    Complexity: O(T (n k d + c k d)) time, O(n k + c k) memory, c = number of pairs.
+
+    References
+    ----------
+    M. Bilenko, S. Basu and R. J. Mooney, "Integrating constraints and metric learning in
+    semi-supervised clustering", ICML 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.r_[np.zeros((10, 2)), np.ones((10, 2)) * 5]
+    >>> MPCKMeans(2, random_state=0).fit(X, must_link=[[0, 1]]).labels_.shape
+    (20,)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None)],
+        "w_must": [Interval(numbers.Real, 0, None)],
+        "w_cannot": [Interval(numbers.Real, 0, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "n_init": [Interval(numbers.Integral, 1, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters: int = 5,
+        *,
+        w_must: float = 1.0,
+        w_cannot: float = 1.0,
+        max_iter: int = 100,
+        n_init: int = 1,
+        random_state=None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.w_must = w_must
+        self.w_cannot = w_cannot
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> MPCKMeans:
+        """Cluster ``X`` with must-link / cannot-link pairs (arrays of shape (n_pairs, 2))."""
+        self._validate_params()
+        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
+        rng = check_random_state(self.random_state)
+        best = None
+        for _ in range(self.n_init):
+            run = self._fit_once(X, ml, cl, rng)
+            if best is None or run[-2] < best[-2]:
+                best = run
+        labels, centers, metrics, objective, n_iter = best
+        if n_iter >= self.max_iter:
+            warnings.warn("MPCKMeans did not converge", ConvergenceWarning, stacklevel=2)
+        self.labels_, self.cluster_centers_, self.metrics_ = labels, centers, metrics
+        self.objective_, self.n_iter_ = objective, n_iter
+        return self
+
+    def _fit_once(self, X, ml, cl, rng):
+        n, d = X.shape
+        k = self.n_clusters
+        indptr, nbr, is_ml_adj, cons_adj, pairs, is_ml = _adjacency(n, ml, cl)
+        constrained = np.flatnonzero(np.diff(indptr) > 0)
+        free = np.diff(indptr) == 0
+        weight = np.where(is_ml, self.w_must, self.w_cannot)
+        diff2 = (X[pairs[:, 0]] - X[pairs[:, 1]]) ** 2 if len(pairs) else np.zeros((0, d))
+        range2 = (X.max(axis=0) - X.min(axis=0)) ** 2
+        centers, _ = kmeans_plusplus(X, k, random_state=rng.randint(2**31 - 1))
+        A = np.ones((k, d))
+        labels = np.full(n, -1, dtype=np.int64)
+        n_iter = 0
+        for n_iter in range(1, self.max_iter + 1):
+            base = ((X[:, None, :] - centers[None]) ** 2 * A[None]).sum(-1) - np.log(A).sum(1)
+            new = labels.copy()
+            new[free] = base[free].argmin(1)
+            if n_iter == 1:
+                new[constrained] = base[constrained].argmin(1)
+            dist = diff2 @ A.T * weight[:, None]  # weighted pair distance under each A_h
+            maxd = range2 @ A.T * self.w_cannot
+            _nb_icm_constrained(
+                rng.permutation(constrained),
+                base,
+                indptr,
+                nbr,
+                is_ml_adj,
+                cons_adj,
+                dist,
+                maxd,
+                new,
+            )
+            if np.array_equal(new, labels):
+                break
+            labels = new
+            centers, A = self._m_step(X, labels, centers, A, pairs, is_ml, weight, diff2, range2)
+        objective = self._objective(X, labels, centers, A, pairs, is_ml, weight, diff2, range2)
+        return labels, centers, A, objective, n_iter
+
+    def _m_step(self, X, labels, centers, A, pairs, is_ml, weight, diff2, range2):
+        k, d = centers.shape
+        counts = np.bincount(labels, minlength=k)
+        sums = np.zeros((k, d))
+        np.add.at(sums, labels, X)
+        centers = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], centers)
+        scatter = np.zeros((k, d))
+        np.add.at(scatter, labels, (X - centers[labels]) ** 2)
+        if len(pairs):
+            li, lj = labels[pairs[:, 0]], labels[pairs[:, 1]]
+            ml_v = is_ml & (li != lj)
+            cl_v = ~is_ml & (li == lj)
+            half = 0.5 * weight[ml_v, None] * diff2[ml_v]
+            np.add.at(scatter, li[ml_v], half)
+            np.add.at(scatter, lj[ml_v], half)
+            np.add.at(scatter, li[cl_v], weight[cl_v, None] * (range2[None] - diff2[cl_v]))
+        # a_hd = |X_h| / scatter_hd (the log-det term's stationarity condition)
+        A = np.where(counts[:, None] > 0, counts[:, None] / np.maximum(scatter, 1e-12), A)
+        return centers, np.clip(A, 1e-6, 1e6)
+
+    @staticmethod
+    def _objective(X, labels, centers, A, pairs, is_ml, weight, diff2, range2):
+        obj = float(((X - centers[labels]) ** 2 * A[labels]).sum() - np.log(A[labels]).sum())
+        if len(pairs):
+            li, lj = labels[pairs[:, 0]], labels[pairs[:, 1]]
+            for mask, val in (
+                (is_ml & (li != lj), 0.5 * ((diff2 * A[li]).sum(1) + (diff2 * A[lj]).sum(1))),
+                (~is_ml & (li == lj), (range2[None] * A[li]).sum(1) - (diff2 * A[li]).sum(1)),
+            ):
+                obj += float((weight * val)[mask].sum())
+        return obj
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Nearest centre under each cluster's metric (constraints do not apply to new data)."""
+        check_is_fitted(self, "cluster_centers_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        A = self.metrics_
+        cost = ((X[:, None, :] - self.cluster_centers_[None]) ** 2 * A[None]).sum(-1)
+        return (cost - np.log(A).sum(1)).argmin(1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Multiclass maximum-margin clustering: CPMMC (Zhao, Wang & Zhang) and CPCMMC (Hu et al. 2008)
+# ----------------------------------------------------------------------------------------------
+
+
+def _constrained_labels(S, ml, cl):
+    """Labels from scores S (n, k): argmax, then joint labels on must-/cannot-link pairs.
+
+    Must-link (i, j): both take argmax_p S_ip + S_jp. Cannot-link: the best (p, q), p != q, of
+    S_ip + S_jq. This is the linearisation point of the pair terms of Hu et al. (2008).
+    """
+    labels = S.argmax(1)
+    k = S.shape[1]
+    for i, j in ml:
+        p = int(np.argmax(S[i] + S[j]))
+        labels[i] = labels[j] = p
+    off = ~np.eye(k, dtype=bool)
+    for i, j in cl:
+        tot = np.where(off, S[i][:, None] + S[j][None, :], -np.inf)
+        p, q = np.unravel_index(int(np.argmax(tot)), tot.shape)
+        labels[i], labels[j] = p, q
+    return labels
+
+
+def _cs_objective(W, Phi, labels, C):
+    S = Phi @ W.T
+    own = S[np.arange(len(labels)), labels]
+    S_other = S.copy()
+    S_other[np.arange(len(labels)), labels] = -np.inf
+    xi = np.maximum(0.0, 1.0 - own + S_other.max(1))
+    return 0.5 * float((W**2).sum()) + C * float(xi.sum())
+
+
+class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+    """Multiclass maximum-margin clustering (re-implementation of CPMMC / CPM3C, Zhao et al.).
+
+    k weight vectors w_1..w_k (no bias) and labels y_i = argmax_p <w_p, phi(x_i)>, with the
+    Crammer-Singer margin ``<w_{y_i} - w_r, phi(x_i)> >= 1 - xi_i`` for r != y_i and the class
+    balance constraint ``sum_i <w_p - w_q, phi(x_i)> = 0`` (balance l = 0), optimised by CCCP:
+    fix the labels at the current argmax, solve the convex problem, repeat.
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+    C : float, default=1.0
+        Weight of the sum of margin slacks.
+    kernel : {"linear", "rbf"}, default="rbf"
+    gamma : float or "scale", default="scale"
+    n_components : int, default=100
+        Nyström landmarks.
+    n_init : int, default=3
+    max_iter : int, default=30
+        CCCP iterations.
+    tol : float, default=0.01
+        Stop when the relative objective decrease falls below ``tol`` or labels stop changing.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    coef_ : ndarray of shape (n_clusters, n_features_out)
+    objective_ : float
+    n_iter_ : int
+
+    Notes
+    -----
+    Re-implementation; departures from Zhao, Wang & Zhang: (i) the convex step is solved exactly
+    by liblinear's Crammer-Singer solver instead of the cutting-plane method (same optimum,
+    different route); (ii) the features are centred, as formulations without a bias assume;
+    the balance constraint then holds with l = 0 (one of the values of the paper's grid)
+    identically, and a one-cluster solution cannot have positive average margin
+    (``sum_i <w_p - w_q, phi_i> = 0``), which is what keeps the clusters apart.
+
+    Complexity: O(n_init T n k D) time per liblinear pass, O(n D) memory, D = feature dimension.
+
+    References
+    ----------
+    B. Zhao, F. Wang and C. Zhang, "Efficient multiclass maximum margin clustering", ICML 2008;
+    "Linear time maximum margin clustering", IEEE TNN 21(2), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(20, 2), rng.randn(20, 2) + 6]
+    >>> CPMMC(2, kernel="linear", random_state=0).fit(X).labels_.shape
+    (40,)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "kernel": [StrOptions(KERNELS)],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "n_components": [Interval(numbers.Integral, 1, None)],
+        "n_init": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters: int = 5,
+        *,
+        C: float = 1.0,
+        kernel: str = "rbf",
+        gamma: float | str = "scale",
+        n_components: int = 100,
+        n_init: int = 3,
+        max_iter: int = 30,
+        tol: float = 0.01,
+        random_state=None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    _uses_pairs = False
+
+    def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> CPMMC:
+        """Cluster ``X``. CPMMC ignores pairs; :class:`CPCMMC` uses them."""
+        self._validate_params()
+        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
+        if not self._uses_pairs:
+            ml = cl = np.empty((0, 2), dtype=np.int64)
+        rng = check_random_state(self.random_state)
+        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
+        Phi = self.feature_map_.fit_transform(X)
+        self.feature_mean_ = Phi.mean(0)
+        Phi = Phi - self.feature_mean_
+        best = None
+        for _ in range(self.n_init):
+            run = self._fit_once(Phi, ml, cl, rng)
+            if best is None or run[2] < best[2]:
+                best = run
+        W, labels, objective, n_iter, converged = best
+        if not converged:
+            warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
+        self.coef_, self.labels_, self.objective_, self.n_iter_ = W, labels, objective, n_iter
+        return self
+
+    def _fit_once(self, Phi, ml, cl, rng):
+        n, D = Phi.shape
+        k = self.n_clusters
+        W = rng.standard_normal((k, D))
+        labels = _constrained_labels(Phi @ W.T, ml, cl)
+        prev = np.inf
+        converged = False
+        n_iter = 0
+        # Pair terms weigh on their samples (CPCMMC): weight 1 + (C2 / C) * (pairs touching i).
+        touch = np.bincount(np.concatenate([ml.ravel(), cl.ravel()]), minlength=n)
+        sample_weight = 1.0 + (getattr(self, "C2", 0.0) / self.C) * touch
+        for n_iter in range(1, self.max_iter + 1):  # noqa: B007
+            present = np.unique(labels)
+            if present.size < 2:  # collapsed: CCCP cannot continue from one class
+                break
+            svc = LinearSVC(
+                multi_class="crammer_singer",
+                fit_intercept=False,
+                C=self.C,
+                max_iter=2000,
+                random_state=rng.randint(2**31 - 1),
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                svc.fit(Phi, labels, sample_weight=sample_weight)
+            W = np.zeros((k, D))
+            W[svc.classes_] = (
+                svc.coef_ if present.size > 2 else np.vstack([-svc.coef_[0] / 2, svc.coef_[0] / 2])
+            )
+            new = _constrained_labels(Phi @ W.T, ml, cl)
+            obj = _cs_objective(W, Phi, new, self.C)
+            if np.array_equal(new, labels) or (prev - obj) <= self.tol * abs(prev):
+                labels, converged = new, True
+                break
+            labels, prev = new, obj
+        return W, labels, _cs_objective(W, Phi, labels, self.C), n_iter, converged
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """argmax_p <w_p, phi(x)>."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
+
+
+class CPCMMC(CPMMC):
+    """Maximum-margin clustering with pairwise constraints (approximate re-implementation of
+    Hu, Wang, Yu & Hua, ICDM 2008, "CPCMMC").
+
+    :class:`CPMMC` plus must-link and cannot-link pairs: at every CCCP step the labels of
+    constrained samples are set jointly at the linearisation point of the pair terms (must-link:
+    the common label maximising the summed scores; cannot-link: the best pair of different
+    labels), and the convex step is then solved on those labels.
+
+    Parameters
+    ----------
+    n_clusters, C, kernel, gamma, n_components, n_init, max_iter, tol, random_state
+        As for :class:`CPMMC`.
+    C2 : float, default=1.0
+        Weight of the pair terms. Approximation: the pair hinge losses of Hu et al. are
+        represented by the sample hinges of the jointly labelled samples, each sample's hinge
+        weighted by ``1 + (C2 / C) * (number of pairs it is in)``, rather than by separate pair
+        slack variables.
+
+    Notes
+    -----
+    Approximate re-implementation (see above); the original solves a cutting-plane QP with
+    separate pair slacks.
+
+    Complexity: as :class:`CPMMC` plus O(c k^2) per CCCP step for c pairs.
+
+    References
+    ----------
+    Y. Hu, J. Wang, N. Yu and X.-S. Hua, "Maximum margin clustering with pairwise constraints",
+    ICDM 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(20, 2), rng.randn(20, 2) + 6]
+    >>> est = CPCMMC(2, kernel="linear", random_state=0).fit(X, cannot_link=[[0, 25]])
+    >>> bool(est.labels_[0] != est.labels_[25])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CPMMC._parameter_constraints,
+        "C2": [Interval(numbers.Real, 0, None)],
+    }
+
+    def __init__(
+        self,
+        n_clusters: int = 5,
+        *,
+        C: float = 1.0,
+        C2: float = 1.0,
+        kernel: str = "rbf",
+        gamma: float | str = "scale",
+        n_components: int = 100,
+        n_init: int = 3,
+        max_iter: int = 30,
+        tol: float = 0.01,
+        random_state=None,
+    ) -> None:
+        super().__init__(
+            n_clusters,
+            C=C,
+            kernel=kernel,
+            gamma=gamma,
+            n_components=n_components,
+            n_init=n_init,
+            max_iter=max_iter,
+            tol=tol,
+            random_state=random_state,
+        )
+        self.C2 = C2
+
+    _uses_pairs = True
