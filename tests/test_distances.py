@@ -7,7 +7,6 @@ from collections import deque
 
 import numpy as np
 import pytest
-from tests.conftest import random_rankings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +30,7 @@ from rankclust.distances import (
     spearman_distance,
     spearman_distances,
 )
+from tests.conftest import random_rankings
 
 METRICS = ["kendall", "spearman", "footrule", "cayley", "hamming"]
 SCALAR = {

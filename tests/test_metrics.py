@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 import pytest
 import sklearn.metrics
-from tests.conftest import random_rankings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
@@ -26,6 +25,7 @@ from rankclust.metrics import (
     mze,
     normalized_mutual_info_score,
 )
+from tests.conftest import random_rankings
 
 
 def all_perms(m: int) -> np.ndarray:
