@@ -5,10 +5,11 @@ Estimators declare ``_parameter_constraints = {"name": [constraint, ...]}`` and 
 one constraint. Constraints are:
 
 * a type (``int``, ``float``, ``str``, a class): ``isinstance`` check (``bool`` is not an ``int``);
-* :class:`Interval` -- a numeric range;
+* :class:`Interval` -- a numeric range (integers must also fit in int64);
 * :class:`StrOptions` -- a set of allowed strings;
 * ``None`` -- the value ``None``;
-* ``"random_state"`` -- ``None``, an int or a ``numpy.random.RandomState``/``Generator``;
+* ``"random_state"`` -- ``None``, an int in ``[0, 2**32)`` or a ``numpy.random.RandomState``
+  (what :func:`sklearn.utils.check_random_state` accepts);
 * ``"boolean"`` -- ``bool`` or ``numpy.bool_``;
 * ``"array-like"`` -- list, tuple or ndarray;
 * ``callable`` -- any callable.
@@ -40,6 +41,8 @@ class Interval:
         if self.type is numbers.Integral or self.type is int:
             if not isinstance(value, numbers.Integral):
                 return False
+            if not -(2**63) <= value < 2**63:
+                return False  # integer parameters reach numpy/numba as int64
         elif not isinstance(value, numbers.Real):
             return False
         if isinstance(value, float) and np.isnan(value):
@@ -83,10 +86,14 @@ def _satisfies(value: Any, constraint: Any) -> bool:
     if isinstance(constraint, Interval | StrOptions):
         return constraint.is_satisfied_by(value)
     if constraint == "random_state":
-        if value is None:
-            return True
-        allowed = numbers.Integral | np.random.RandomState | np.random.Generator
-        return isinstance(value, allowed) and not isinstance(value, bool)
+        if value is None or isinstance(value, np.random.RandomState):
+            return True  # (not a Generator: sklearn.utils.check_random_state refuses it)
+        # an int seed must be one numpy's RandomState accepts (as scikit-learn's checker)
+        return (
+            isinstance(value, numbers.Integral)
+            and not isinstance(value, bool | np.bool_)
+            and 0 <= value < 2**32
+        )
     if constraint == "boolean":
         return isinstance(value, bool | np.bool_)
     if constraint == "array-like":

@@ -1,1 +1,72 @@
-"""rankclust.cluster."""
+"""Clustering of rankings.
+
+* Ukkonen (2011), chains: :class:`ChainKMeans`, the embeddings, :class:`KOMeans` (k-o'means,
+  re-implemented), the swap randomisation test and :func:`make_planted_chains`;
+* Busse, Orbanz & Buhmann (2007), mixtures: :class:`MallowsMixture`,
+  :class:`PlackettLuceMixture`, :func:`select_k`, baselines and generators.
+"""
+
+from rankclust.cluster.baselines import (
+    CompletionMallowsMixture,
+    RestrictedLengthMixture,
+    complete_rankings,
+)
+from rankclust.cluster.chains import ChainKMeans, chain_centroid, chain_cost, chain_distance
+from rankclust.cluster.embeddings import (
+    graph_embedding,
+    hypersphere_embedding,
+    planted_partition_pq,
+)
+from rankclust.cluster.generators import make_planted_chains
+from rankclust.cluster.komeans import KOMeans
+from rankclust.cluster.mixture import (
+    MIXTURE_CENTER_METHODS,
+    MallowsMixture,
+    PlackettLuceMixture,
+    SelectKResult,
+    select_k,
+)
+from rankclust.cluster.mixture_generators import (
+    centers_at_distances,
+    length_law,
+    make_heterogeneous_rankings,
+)
+from rankclust.cluster.swap_mcmc import (
+    MixingCurve,
+    RandomizationTestResult,
+    SwapSampler,
+    chain_set_distance,
+    mixing_curve,
+    randomization_test,
+    swap_samples,
+)
+
+__all__ = [
+    "MIXTURE_CENTER_METHODS",
+    "ChainKMeans",
+    "CompletionMallowsMixture",
+    "KOMeans",
+    "MallowsMixture",
+    "MixingCurve",
+    "PlackettLuceMixture",
+    "RandomizationTestResult",
+    "RestrictedLengthMixture",
+    "SelectKResult",
+    "SwapSampler",
+    "centers_at_distances",
+    "chain_centroid",
+    "chain_cost",
+    "chain_distance",
+    "chain_set_distance",
+    "complete_rankings",
+    "graph_embedding",
+    "hypersphere_embedding",
+    "length_law",
+    "make_heterogeneous_rankings",
+    "make_planted_chains",
+    "mixing_curve",
+    "planted_partition_pq",
+    "randomization_test",
+    "select_k",
+    "swap_samples",
+]

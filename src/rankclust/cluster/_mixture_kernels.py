@@ -27,7 +27,9 @@ __all__ = [
     "discordance_matrix",
     "length_tables",
     "pair_indicators",
+    "pl_mm_sums",
     "pl_mm_update",
+    "pl_mm_worths",
     "pl_pass",
     "solve_thetas",
 ]
@@ -222,13 +224,13 @@ def pl_pass(stages, worths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return loglik, exposure
 
 
-def pl_mm_update(stages, row_w: np.ndarray, exposure: np.ndarray, alpha: float) -> np.ndarray:
-    """One MM update of the worths of every component (Hunter 2004, eq. 30), mean 1.
+def pl_mm_sums(stages, row_w: np.ndarray, exposure: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Hunter's MM sufficient statistics of every component: ``(wins, denoms)``, each (K, m).
 
-    ``row_w`` (u, K) are the weights ``w_i q_ik`` of the distinct rows and ``exposure`` the
-    output of :func:`pl_pass` at the current worths (scaled to mean 1). The update is
-    ``v_c <- (alpha + W_c) / (alpha + D_c)``, the step of
-    :func:`rankclust.models.plackett_luce.fit_scores` for all K components at once.
+    ``wins[k, c] = sum_i row_w[i, k] [c chosen at an active stage of row i]`` and
+    ``denoms[k, c] = sum_i row_w[i, k] exposure[i, k, t_ic]`` for the exposures of
+    :func:`pl_pass`. Both are sums over rows, so chunks of rows can be summed (the Dask
+    back-end); :func:`pl_mm_update` turns them into the update.
 
     Complexity: O(u K m) time and memory.
     """
@@ -236,13 +238,33 @@ def pl_mm_update(stages, row_w: np.ndarray, exposure: np.ndarray, alpha: float) 
     n_comp = row_w.shape[1]
     chosen = stages.order[stages.active]
     rows = np.nonzero(stages.active)[0]
-    new = np.empty((n_comp, m))
+    wins = np.empty((n_comp, m))
+    denoms = np.empty((n_comp, m))
     flat_order = stages.order.ravel()
     for k in range(n_comp):
-        wins = np.bincount(chosen, weights=row_w[rows, k], minlength=m)
-        denoms = np.bincount(
+        wins[k] = np.bincount(chosen, weights=row_w[rows, k], minlength=m)
+        denoms[k] = np.bincount(
             flat_order, weights=(row_w[:, k, None] * exposure[:, k, :]).ravel(), minlength=m
         )
-        v = (wins + alpha) / (denoms + alpha)
-        new[k] = v / v.mean()
-    return new
+    return wins, denoms
+
+
+def pl_mm_worths(wins: np.ndarray, denoms: np.ndarray, alpha: float) -> np.ndarray:
+    """``v = (wins + alpha) / (denoms + alpha)`` per component, scaled to mean 1, (K, m)."""
+    v = (wins + alpha) / (denoms + alpha)
+    return v / v.mean(axis=1, keepdims=True)
+
+
+def pl_mm_update(stages, row_w: np.ndarray, exposure: np.ndarray, alpha: float) -> np.ndarray:
+    """One MM update of the worths of every component (Hunter 2004, eq. 30), mean 1.
+
+    ``row_w`` (u, K) are the weights ``w_i q_ik`` of the distinct rows and ``exposure`` the
+    output of :func:`pl_pass` at the current worths (scaled to mean 1). The update is
+    ``v_c <- (alpha + W_c) / (alpha + D_c)``, the step of
+    :func:`rankclust.models.plackett_luce.fit_scores` for all K components at once
+    (:func:`pl_mm_sums` then :func:`pl_mm_worths`).
+
+    Complexity: O(u K m) time and memory.
+    """
+    wins, denoms = pl_mm_sums(stages, row_w, exposure)
+    return pl_mm_worths(wins, denoms, alpha)

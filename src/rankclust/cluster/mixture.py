@@ -47,12 +47,24 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust._dask import (
+    DaskExecutor,
+    EagerExecutor,
+    as_chunked,
+    distinct_blocks,
+    is_dask_collection,
+    map_method,
+    smallest_rows,
+    take_rows,
+    weighted_choice,
+)
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
     pair_indicators,
-    pl_mm_update,
+    pl_mm_sums,
+    pl_mm_worths,
     pl_pass,
     solve_thetas,
 )
@@ -63,6 +75,7 @@ from rankclust.models.plackett_luce import choice_stages, fit_scores
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
+    "BACKENDS",
     "MIXTURE_CENTER_METHODS",
     "MallowsMixture",
     "PlackettLuceMixture",
@@ -72,6 +85,9 @@ __all__ = [
 
 #: Centre steps of :class:`MallowsMixture` (see its ``center_method``).
 MIXTURE_CENTER_METHODS = ("auto", "exact", "local", "adjacent")
+
+#: Back-ends of the mixtures (see their ``backend`` parameter).
+BACKENDS = ("numpy", "dask")
 
 #: ``center_method="auto"`` solves the centre step exactly up to this many items.
 AUTO_EXACT_MAX_ITEMS = 8
@@ -94,11 +110,37 @@ class _Run:
     params: dict
     weights: np.ndarray
     log_likelihood: float
-    resp: np.ndarray
+    states: list  # per-block _BlockState of the last E-step
     n_iter: int
     converged: bool
     history: list = field(default_factory=list)
     n_reseeded: int = 0
+
+
+@dataclass
+class _BlockState:
+    """Per-row EM state of one block of distinct rankings (stays where the block lives)."""
+
+    resp: np.ndarray  # (u_b, K) responsibilities
+    row_ll: np.ndarray  # (u_b,) log-likelihood of each ranking
+    cache: Any = None  # model-specific by-product of the E-step (PL: exposures)
+
+
+@dataclass
+class _Blocks:
+    """The distinct rankings of a fit, compiled per block, and the executor that runs on them.
+
+    In memory: one block and an :class:`~rankclust._dask.EagerExecutor`; on Dask: the blocks
+    of :func:`~rankclust._dask.distinct_blocks` (same rows, same order) and a
+    :class:`~rankclust._dask.DaskExecutor`. The EM driver is written once against this.
+    """
+
+    ex: Any
+    parts: list  # per-block model data (_MallowsData / _PLData), or Delayed of them
+    offsets: np.ndarray  # (n_blocks + 1,) global index of each block's first row
+    total: float  # total weight
+    n_items: int
+    kind: str
 
 
 def _random_completion(row: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
@@ -121,14 +163,89 @@ def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
         return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
+# per-block pieces of the driver (module level, so that Dask can ship them to workers)
+def _block_totals(data: Any, state: _BlockState) -> tuple[float, np.ndarray]:
+    return data.w @ state.row_ll, data.w @ state.resp
+
+
+def _block_nk(data: Any, state: _BlockState) -> np.ndarray:
+    return data.w @ state.resp
+
+
+def _block_row_ll(state: _BlockState) -> np.ndarray:
+    return state.row_ll
+
+
+def _block_force(state: _BlockState, start: int, force: list) -> _BlockState:
+    """Put each re-seeded row (global index g) wholly in its new component k."""
+    resp = state.resp
+    mine = [(g - start, k) for g, k in force if start <= g < start + len(resp)]
+    if not mine:
+        return state
+    resp = resp.copy()
+    for i, k in mine:
+        resp[i] = 0.0
+        resp[i, k] = 1.0
+    return _BlockState(resp=resp, row_ll=state.row_ll, cache=state.cache)
+
+
+def _block_entropy(data: Any, state: _BlockState, order: np.ndarray) -> float:
+    resp = state.resp[:, order]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ent = -np.nansum(np.where(resp > 0, resp * np.log(resp), 0.0), axis=1)
+    return data.w @ ent
+
+
+def _seed_weights(data: Any) -> np.ndarray:
+    """``w_i`` times the number of pairs ranking i orders (the first k-means++ draw)."""
+    m = data.ranks.shape[1]
+    t = data.R.lengths.astype(np.float64)
+    pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
+    return data.w * np.maximum(pairs, 1e-12)
+
+
+def _seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
+    return kendall_distances(data.R, center).astype(np.float64)
+
+
+def _seed_scores(data: Any, nearest: np.ndarray) -> np.ndarray:
+    return data.w * nearest
+
+
+def _candidate_distances(data: Any, nearest: np.ndarray, cands: np.ndarray) -> np.ndarray:
+    """(u_b, n_cand): the distance to the nearest seed if each candidate were added."""
+    return np.stack([np.minimum(nearest, kendall_distances(data.R, c)) for c in cands], axis=1)
+
+
+def _candidate_potentials(data: Any, dists: np.ndarray) -> np.ndarray:
+    return np.array([data.w @ dists[:, j] for j in range(dists.shape[1])])
+
+
+def _column(dists: np.ndarray, j: int) -> np.ndarray:
+    return dists[:, j].copy()
+
+
+def _block_pair_counts(data: Any) -> np.ndarray:
+    return data.R.pairwise_counts()
+
+
+def _check_chunk(R: Rankings, kinds: tuple) -> Rankings:
+    return check_rankings(R, allow_ties=False, kinds=kinds, name="R")
+
+
 class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     """EM driver shared by the ranking mixtures (private).
 
-    Subclasses implement ``_prepare(Ru)`` (compile the distinct rankings once),
-    ``_init_params(data, seeds, rng)``, ``_component_loglik(data, params)`` -> (u, K),
-    ``_m_step(data, resp, params)`` -> (params, changed), ``_reseed(data, params, k, row,
-    rng)``, ``_penalty(params)`` (log-prior, 0 for maximum likelihood), ``_n_free(m)`` (free
-    parameters per component, the weight excluded) and ``_set_fitted(params, order)``.
+    Subclasses implement ``_prepare(Ru)`` (compile a block of distinct rankings once),
+    ``_init_params(blocks, seeds, rng)``, ``_loglik_and_cache(data, params)`` -> ((u, K) component
+    log-likelihoods, by-product for the M-step), ``_m_step(blocks, states, params,
+    reseeded)`` -> (params, changed), ``_reseed(params, k, ranks_row, rng)``,
+    ``_penalty(params)`` (log-prior, 0 for maximum likelihood), ``_n_free(m)`` (free
+    parameters per component, the weight excluded) and ``_set_fitted(params, order)``;
+    ``_check_data(blocks)`` may reject data before EM.
+
+    Everything that touches rows runs per block through ``blocks.ex`` (see
+    :mod:`rankclust._dask`): in memory one block, on Dask many, with the same code.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
@@ -138,6 +255,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None)],
         "init_iter": [Interval(numbers.Integral, 1, None), None],
+        "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],
     }
 
@@ -159,127 +277,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             raise ValueError(f"R has kind={R.kind!r}, the model was fitted on kind={self.kind_!r}")
         return R
 
-    # ---------------------------------------------------------------- EM
-    def _seeds(self, data: Any, rng: np.random.RandomState) -> np.ndarray:
-        """K complete position vectors to start from (k-means++ on the data, or random)."""
-        k_comp = self.n_components
-        ranks, w = data.ranks, data.w
-        m = ranks.shape[1]
-        if self.init == "random":
-            return np.argsort(rng.random_sample((k_comp, m)), axis=1).argsort(axis=1)
-        # greedy k-means++ (Arthur & Vassilvitskii 2007; the variant of scikit-learn): each
-        # new seed is the best of 2 + log K candidates drawn with probability proportional
-        # to w_i times the Kendall statistic to the nearest seed so far, completed at random.
-        # The first seed is drawn in proportion to w_i times the number of pairs the ranking
-        # orders, so that a top-1 ballot (one pair in m - 1 known) rarely seeds alone.
-        t = data.R.lengths.astype(np.float64)
-        pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
-        p = w * np.maximum(pairs, 1e-12)
-        seeds = [_random_completion(ranks[rng.choice(len(w), p=p / p.sum())], rng)]
-        nearest = kendall_distances(data.R, seeds[0]).astype(np.float64)
-        n_trials = 2 + int(np.log(k_comp))
-        for _ in range(1, k_comp):
-            score = w * nearest
-            if not score.sum() > 0:
-                seeds.append(np.argsort(rng.random_sample(m)).argsort())
-                continue
-            best = None
-            for row in rng.choice(len(w), size=n_trials, p=score / score.sum()):
-                cand = _random_completion(ranks[row], rng)
-                d = np.minimum(nearest, kendall_distances(data.R, cand))
-                potential = float(w @ d)
-                if best is None or potential < best[0]:
-                    best = (potential, cand, d)
-            seeds.append(best[1])
-            nearest = best[2]
-        return np.asarray(seeds, dtype=np.int64)
-
-    def _e_step(self, data: Any, params: dict, weights: np.ndarray) -> tuple[np.ndarray, ...]:
-        """(log_resp, per-row log-likelihood, penalised total log-likelihood)."""
-        with np.errstate(divide="ignore"):
-            joint = self._component_loglik(data, params) + np.log(weights)[None, :]
-        row_ll = _logsumexp_rows(joint)
-        log_resp = joint - row_ll[:, None]
-        return log_resp, row_ll, float(data.w @ row_ll) + self._penalty(params)
-
-    def _single_run(
-        self, data: Any, rng: np.random.RandomState, max_iter: int, start: _Run | None = None
-    ) -> _Run:
-        """EM from a fresh initialisation, or continued from the state of ``start``."""
-        k_comp = self.n_components
-        if start is None:
-            params = self._init_params(data, self._seeds(data, rng), rng)
-            weights = np.full(k_comp, 1.0 / k_comp)
-            history: list[float] = []
-            n_done = 0
-            n_reseeded = 0
-        else:
-            params, weights = start.params, start.weights
-            history = list(start.history[:-1])
-            n_done = start.n_iter
-            n_reseeded = start.n_reseeded
-        total = float(data.w.sum())
-        converged = False
-        changed = True
-        ll_old = -np.inf
-        n_iter = 0
-        for it in range(1, max_iter + 1):
-            n_iter = it
-            log_resp, row_ll, ll = self._e_step(data, params, weights)
-            history.append(ll)
-            if not changed and ll - ll_old <= self.tol * total:
-                converged = True
-                break
-            ll_old = ll
-            resp = np.exp(log_resp)
-            nk = data.w @ resp
-            empty = np.flatnonzero(nk <= _EMPTY_SHARE * total)
-            if empty.size:
-                # re-seed each empty component at the worst-explained ranking: the likelihood
-                # may drop at this step, so the history restarts its monotone stretch here
-                n_reseeded += empty.size
-                worst = np.argsort(row_ll, kind="stable")
-                for j, k in enumerate(empty):
-                    row = worst[j % len(worst)]
-                    params = self._reseed(data, params, k, row, rng)
-                    resp[row] = 0.0
-                    resp[row, k] = 1.0
-                nk = data.w @ resp
-                ll_old = -np.inf
-            weights = nk / nk.sum()
-            params, changed = self._m_step(data, resp, params)
-        else:
-            log_resp, row_ll, ll = self._e_step(data, params, weights)
-            history.append(ll)
-        return _Run(
-            params=params,
-            weights=weights,
-            log_likelihood=float(data.w @ row_ll),
-            resp=np.exp(log_resp),
-            n_iter=n_done + n_iter,
-            converged=converged,
-            history=history,
-            n_reseeded=n_reseeded,
-        )
-
-    def fit(self, R: Any, y: Any = None, sample_weight: Any = None) -> _RankingMixture:
-        """Fit the mixture by EM from ``n_init`` initialisations; keep the most likely run.
-
-        Parameters
-        ----------
-        R : Rankings or array-like, shape (n, m)
-            Rankings without ties; array input is read as 1-based ranks with 0/NaN for
-            missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used.
-        y : None
-            Ignored.
-        sample_weight : array-like of float, shape (n,), optional
-            Non-negative row weights, multiplied into ``R.weights``.
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
+    def _memory_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Rankings, Any]:
+        """The in-memory data: one block of the distinct rankings of positive weight."""
         R = self._check_input(R, reset=True)
         n, m = R.shape
         if m < 2:
@@ -299,20 +298,212 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
                 "rankings of positive weight"
             )
         data = self._prepare(Ru)
+        blocks = _Blocks(
+            ex=EagerExecutor(),
+            parts=[data],
+            offsets=np.array([0, Ru.n_rankings]),
+            total=float(data.w.sum()),
+            n_items=m,
+            kind=R.kind,
+        )
+
+        def labels(best: _Run, order: np.ndarray) -> np.ndarray:
+            labels_u = np.argmax(best.states[0].resp[:, order], axis=1)
+            if keep.all():
+                return labels_u[inverse]
+            # rows of zero weight are labelled by the fitted model all the same
+            return self.predict(R.with_weights(None))
+
+        return blocks, R, labels
+
+    def _dask_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Any, Any]:
+        """The data on Dask: the same distinct rankings, in blocks held by the cluster."""
+        CR = as_chunked(R, kind="top", sample_weight=sample_weight)
+        if CR.kind not in self._kinds:
+            raise ValueError(f"R: kind={CR.kind!r} is not supported here ({self._kinds})")
+        m = CR.n_items
+        if m < 2:
+            raise ValueError(f"R has {m} item(s); a ranking mixture needs at least 2")
+        CR = CR.map(_check_chunk, kinds=self._kinds)
+        ex = DaskExecutor()
+        parts_R, offsets, total = distinct_blocks(CR)
+        if not total > 0:
+            raise ValueError("the weights of the rankings sum to zero")
+        if offsets[-1] < self.n_components:
+            raise ValueError(
+                f"n_components={self.n_components} exceeds the {int(offsets[-1])} distinct "
+                "rankings of positive weight"
+            )
+        parts = ex.map(self._prepare, parts_R)
+        ex.wait(parts)
+        blocks = _Blocks(ex=ex, parts=parts, offsets=offsets, total=total, n_items=m, kind=CR.kind)
+
+        def labels(best: _Run, order: np.ndarray) -> Any:
+            return CR.map_rows(
+                self._chunk_labels,
+                dtype=np.int64,
+                params=best.params,
+                weights=best.weights,
+                order=order,
+            ).persist()
+
+        return blocks, CR, labels
+
+    def _check_data(self, blocks: _Blocks) -> None:
+        """Reject data on which the model cannot be fitted (default: nothing to check)."""
+
+    # ---------------------------------------------------------------- EM
+    def _seeds(self, blocks: _Blocks, rng: np.random.RandomState) -> np.ndarray:
+        """K complete position vectors to start from (k-means++ on the data, or random)."""
+        k_comp = self.n_components
+        m = blocks.n_items
+        if self.init == "random":
+            return np.argsort(rng.random_sample((k_comp, m)), axis=1).argsort(axis=1)
+        # greedy k-means++ (Arthur & Vassilvitskii 2007; the variant of scikit-learn): each
+        # new seed is the best of 2 + log K candidates drawn with probability proportional
+        # to w_i times the Kendall statistic to the nearest seed so far, completed at random.
+        # The first seed is drawn in proportion to w_i times the number of pairs the ranking
+        # orders, so that a top-1 ballot (one pair in m - 1 known) rarely seeds alone.
+        ex, parts, offsets = blocks.ex, blocks.parts, blocks.offsets
+        first, _ = weighted_choice(ex, ex.map(_seed_weights, parts), offsets, rng)
+        seeds = [_random_completion(take_rows(ex, parts, offsets, first)[0], rng)]
+        nearest = ex.map(_seed_distances, parts, center=seeds[0])
+        n_trials = 2 + int(np.log(k_comp))
+        for _ in range(1, k_comp):
+            scores = ex.map(_seed_scores, parts, nearest)
+            picks, _ = weighted_choice(ex, scores, offsets, rng, size=n_trials)
+            if picks is None:
+                seeds.append(np.argsort(rng.random_sample(m)).argsort())
+                continue
+            rows = take_rows(ex, parts, offsets, picks)
+            cands = np.stack([_random_completion(row, rng) for row in rows])
+            dists = ex.map(_candidate_distances, parts, nearest, cands=cands)
+            best = int(np.argmin(ex.sum(_candidate_potentials, parts, dists)))
+            seeds.append(cands[best])
+            nearest = ex.map(_column, dists, j=best)
+        return np.asarray(seeds, dtype=np.int64)
+
+    def _block_e_step(self, data: Any, params: dict, log_weights: np.ndarray) -> _BlockState:
+        """Responsibilities and row log-likelihoods of one block (log space)."""
+        loglik, cache = self._loglik_and_cache(data, params)
+        joint = loglik + log_weights[None, :]
+        row_ll = _logsumexp_rows(joint)
+        return _BlockState(resp=np.exp(joint - row_ll[:, None]), row_ll=row_ll, cache=cache)
+
+    def _e_step(self, blocks: _Blocks, params: dict, weights: np.ndarray) -> tuple:
+        """(states, penalised total log-likelihood, total log-likelihood, nk)."""
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(weights)
+        states = blocks.ex.map(
+            self._block_e_step, blocks.parts, params=params, log_weights=log_weights
+        )
+        wll, nk = blocks.ex.sum(_block_totals, blocks.parts, states)
+        return states, float(wll) + self._penalty(params), float(wll), nk
+
+    def _single_run(
+        self, blocks: _Blocks, rng: np.random.RandomState, max_iter: int, start: _Run | None = None
+    ) -> _Run:
+        """EM from a fresh initialisation, or continued from the state of ``start``."""
+        k_comp = self.n_components
+        ex = blocks.ex
+        if start is None:
+            params = self._init_params(blocks, self._seeds(blocks, rng), rng)
+            weights = np.full(k_comp, 1.0 / k_comp)
+            history: list[float] = []
+            n_done = 0
+            n_reseeded = 0
+        else:
+            params, weights = start.params, start.weights
+            history = list(start.history[:-1])
+            n_done = start.n_iter
+            n_reseeded = start.n_reseeded
+        total = blocks.total
+        converged = False
+        changed = True
+        ll_old = -np.inf
+        n_iter = 0
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            states, ll, wll, nk = self._e_step(blocks, params, weights)
+            history.append(ll)
+            if not changed and ll - ll_old <= self.tol * total:
+                converged = True
+                break
+            ll_old = ll
+            empty = np.flatnonzero(nk <= _EMPTY_SHARE * total)
+            reseeded = bool(empty.size)
+            if reseeded:
+                # re-seed each empty component at the worst-explained ranking: the likelihood
+                # may drop at this step, so the history restarts its monotone stretch here
+                n_reseeded += empty.size
+                worst = smallest_rows(
+                    ex, ex.map(_block_row_ll, states), blocks.offsets, empty.size
+                )
+                rows = take_rows(ex, blocks.parts, blocks.offsets, worst)
+                force = []
+                for j, k in enumerate(empty):
+                    params = self._reseed(params, k, rows[j % len(rows)], rng)
+                    force.append((int(worst[j % len(worst)]), int(k)))
+                states = ex.map(_block_force, states, blocks.offsets[:-1].tolist(), force=force)
+                nk = ex.sum(_block_nk, blocks.parts, states)
+                ll_old = -np.inf
+            weights = nk / nk.sum()
+            params, changed = self._m_step(blocks, states, params, reseeded)
+        else:
+            states, ll, wll, _ = self._e_step(blocks, params, weights)
+            history.append(ll)
+        return _Run(
+            params=params,
+            weights=weights,
+            log_likelihood=wll,
+            states=states,
+            n_iter=n_done + n_iter,
+            converged=converged,
+            history=history,
+            n_reseeded=n_reseeded,
+        )
+
+    def fit(self, R: Any, y: Any = None, sample_weight: Any = None) -> _RankingMixture:
+        """Fit the mixture by EM from ``n_init`` initialisations; keep the most likely run.
+
+        Parameters
+        ----------
+        R : Rankings, array-like of shape (n, m), or a Dask collection
+            Rankings without ties; array input is read as 1-based ranks with 0/NaN for
+            missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
+            ``dask.array`` (1-based ranks), a ``dask.bag`` of orderings or a
+            :class:`~rankclust._dask.ChunkedRankings` is fitted on Dask (as is any input
+            with ``backend="dask"``).
+        y : None
+            Ignored.
+        sample_weight : array-like of float, shape (n,), optional
+            Non-negative row weights, multiplied into ``R.weights`` (numpy or Dask).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        if self.backend == "dask" or is_dask_collection(R):
+            blocks, R, labels_of = self._dask_blocks(R, sample_weight)
+        else:
+            blocks, R, labels_of = self._memory_blocks(R, sample_weight)
+        self._check_data(blocks)
+        m = blocks.n_items
         rng = check_random_state(self.random_state)
         if self.init_iter is None:
-            runs = [self._single_run(data, rng, self.max_iter) for _ in range(self.n_init)]
+            runs = [self._single_run(blocks, rng, self.max_iter) for _ in range(self.n_init)]
             best = max(runs, key=lambda run: run.log_likelihood)
         else:
             # "small EM" (Biernacki et al. 2003): short runs from every start, then the most
             # likely one continues to convergence
             runs = [
-                self._single_run(data, rng, min(self.init_iter, self.max_iter))
+                self._single_run(blocks, rng, min(self.init_iter, self.max_iter))
                 for _ in range(self.n_init)
             ]
             best = max(runs, key=lambda run: run.log_likelihood)
             if not best.converged and best.n_iter < self.max_iter:
-                best = self._single_run(data, rng, self.max_iter - best.n_iter, start=best)
+                best = self._single_run(blocks, rng, self.max_iter - best.n_iter, start=best)
         if not best.converged:
             warnings.warn(
                 f"{type(self).__name__}: EM did not converge in max_iter={self.max_iter} "
@@ -333,32 +524,39 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         self.items_ = R.items
         self.weights_ = best.weights[order]
         self._set_fitted(best.params, order)
-        resp_u = best.resp[:, order]
-        w_total = float(data.w.sum())
+        w_total = blocks.total
         self.log_likelihood_ = best.log_likelihood
         self.objective_ = -best.log_likelihood
         self.n_parameters_ = self._n_parameters(m)
         self.n_rankings_ = w_total
         self.bic_ = -2.0 * best.log_likelihood + self.n_parameters_ * np.log(w_total)
         self.aic_ = -2.0 * best.log_likelihood + 2.0 * self.n_parameters_
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ent = -np.nansum(np.where(resp_u > 0, resp_u * np.log(resp_u), 0.0), axis=1)
-        self.entropy_ = float(data.w @ ent)
+        self.entropy_ = float(
+            blocks.ex.sum(_block_entropy, blocks.parts, best.states, order=order)
+        )
         self.icl_ = self.bic_ + 2.0 * self.entropy_
         self.n_iter_ = best.n_iter
         self.converged_ = best.converged
         self.n_reseeded_ = best.n_reseeded
         self.log_likelihood_history_ = np.asarray(best.history)
-        labels_u = np.argmax(resp_u, axis=1)
-        if keep.all():
-            self.labels_ = labels_u[inverse]
-        else:
-            # rows of zero weight are labelled by the fitted model all the same
-            self.labels_ = self.predict(R.with_weights(None))
+        self.labels_ = labels_of(best, order)
         return self
 
     def _n_parameters(self, m: int) -> float:
         return (self.n_components - 1) + self.n_components * self._n_free(m)
+
+    def _component_loglik(self, data: Any, params: dict) -> np.ndarray:
+        """Log-likelihood of every compiled ranking under every component, shape (u, K)."""
+        return self._loglik_and_cache(data, params)[0]
+
+    def _chunk_labels(
+        self, R: Rankings, params: dict, weights: np.ndarray, order: np.ndarray
+    ) -> np.ndarray:
+        """``labels_`` of one chunk of the training rows (the fit's final E-step, per row)."""
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(weights)
+        state = self._block_e_step(self._prepare(R.with_weights(None)), params, log_weights)
+        return np.argmax(state.resp[:, order], axis=1)
 
     # ---------------------------------------------------------------- prediction
     def _estimate_joint(self, R: Any) -> np.ndarray:
@@ -370,22 +568,42 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             joint = self._component_loglik(data, self._fitted_params()) + np.log(self.weights_)
         return joint[inverse]
 
+    def _map_dask(self, R: Any, method: str, tail: tuple, dtype: Any) -> Any:
+        """``getattr(self, method)`` per chunk of a Dask input, as a ``dask.array``."""
+        check_is_fitted(self, ["weights_"])
+        return map_method(self, R, method, tail, dtype)
+
     def score_samples(self, R: Any) -> np.ndarray:
-        """Log-likelihood of every ranking under the fitted mixture, shape (n,)."""
+        """Log-likelihood of every ranking under the fitted mixture, shape (n,).
+
+        A Dask input gives a ``dask.array`` (computed per chunk); so do ``predict`` and
+        ``predict_proba``.
+        """
+        if is_dask_collection(R):
+            return self._map_dask(R, "score_samples", (), np.float64)
         return logsumexp(self._estimate_joint(R), axis=1)
 
     def score(self, R: Any, y: Any = None) -> float:
         """Mean log-likelihood per ranking (weighted by ``R.weights``)."""
+        if is_dask_collection(R):
+            check_is_fitted(self, ["weights_"])
+            CR = as_chunked(R, kind=self.kind_)
+            total, weight = DaskExecutor().sum(_weighted_score, CR.chunks, est=self)
+            return float(total / weight)
         R = self._check_input(R, reset=False)
         return float(np.average(self.score_samples(R), weights=R.weights))
 
     def predict_proba(self, R: Any) -> np.ndarray:
         """Posterior component probabilities of every ranking, shape (n, K)."""
+        if is_dask_collection(R):
+            return self._map_dask(R, "predict_proba", (self.n_components,), np.float64)
         joint = self._estimate_joint(R)
         return np.exp(joint - logsumexp(joint, axis=1)[:, None])
 
     def predict(self, R: Any) -> np.ndarray:
         """Most probable component of every ranking, shape (n,)."""
+        if is_dask_collection(R):
+            return self._map_dask(R, "predict", (), np.int64)
         return np.argmax(self._estimate_joint(R), axis=1)
 
     def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
@@ -394,6 +612,11 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
 
     def _centers_rankings(self, positions: np.ndarray) -> Rankings:
         return Rankings._from_trusted(positions, kind="subset", items=self.items_)
+
+
+def _weighted_score(R: Rankings, est: Any) -> tuple[float, float]:
+    w = R.weights
+    return float(w @ est.score_samples(R)), float(w.sum())
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,6 +694,15 @@ class MallowsMixture(_RankingMixture):
         Parameters counted per central ranking in BIC/AIC/ICL. The paper's default counts
         only weights and dispersions (``2K - 1``); the centres are discrete, and 1 or
         ``m - 1`` per centre are common alternatives (spec A9).
+    backend : {"numpy", "dask"}, default="numpy"
+        ``"numpy"`` fits in memory; ``"dask"`` runs the E-step per chunk of rankings and
+        sums the M-step's sufficient statistics across chunks on Dask (the active
+        ``dask.distributed`` client, else Dask's default scheduler); needs
+        ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
+        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
+        labels; parameters equal up to the order of floating-point sums), see
+        ``docs/scaling.md``.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -483,7 +715,8 @@ class MallowsMixture(_RankingMixture):
     weights_ : ndarray of float64, shape (K,)
         Mixing proportions (decreasing).
     labels_ : ndarray of int64, shape (n,)
-        Most probable component of each training ranking.
+        Most probable component of each training ranking (a ``dask.array``, persisted in
+        the cluster, when fitted on Dask).
     log_likelihood_ : float
         Observed-data log-likelihood of the training data (weights counted).
     objective_ : float
@@ -572,6 +805,7 @@ class MallowsMixture(_RankingMixture):
         theta_init: float = 1.0,
         theta_max: float = THETA_MAX,
         center_dof: float = 0.0,
+        backend: str = "numpy",
         random_state: Any = None,
     ) -> None:
         self.n_components = n_components
@@ -584,6 +818,7 @@ class MallowsMixture(_RankingMixture):
         self.theta_init = theta_init
         self.theta_max = theta_max
         self.center_dof = center_dof
+        self.backend = backend
         self.random_state = random_state
 
     # ---------------------------------------------------------------- model pieces
@@ -600,12 +835,12 @@ class MallowsMixture(_RankingMixture):
     def _penalty(self, params: dict) -> float:
         return 0.0
 
-    def _init_params(self, data: _MallowsData, seeds: np.ndarray, rng: Any) -> dict:
+    def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
         return {"centers": seeds, "thetas": np.full(len(seeds), float(self.theta_init))}
 
-    def _reseed(self, data: _MallowsData, params: dict, k: int, row: int, rng: Any) -> dict:
+    def _reseed(self, params: dict, k: int, row: np.ndarray, rng: Any) -> dict:
         centers = params["centers"].copy()
-        centers[k] = _random_completion(data.ranks[row], rng)
+        centers[k] = _random_completion(row, rng)
         thetas = params["thetas"].copy()
         thetas[k] = float(self.theta_init)
         return {"centers": centers, "thetas": thetas}
@@ -616,11 +851,11 @@ class MallowsMixture(_RankingMixture):
             return data.pairs @ discordance_matrix(centers)
         return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
 
-    def _component_loglik(self, data: _MallowsData, params: dict) -> np.ndarray:
+    def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, None]:
         stats = self._statistics(data, params["centers"])
         m = data.ranks.shape[1]
         (log_z,) = length_tables(params["thetas"], m, data.kind, ("log",))  # (m + 1, K)
-        return -params["thetas"][None, :] * stats - log_z[data.lengths]
+        return -params["thetas"][None, :] * stats - log_z[data.lengths], None
 
     def _center_step(self, C: np.ndarray, previous: np.ndarray) -> np.ndarray:
         m = C.shape[0]
@@ -635,14 +870,27 @@ class MallowsMixture(_RankingMixture):
         b, cost_b = kemeny_local_search(C, init="borda", return_cost=True)
         return b if cost_b < cost_a else a
 
-    def _m_step(self, data: _MallowsData, resp: np.ndarray, params: dict) -> tuple[dict, bool]:
+    def _m_stats(self, data: _MallowsData, state: _BlockState) -> tuple[np.ndarray, np.ndarray]:
+        """Sufficient statistics of one block: counts ``C_k`` (K, m, m) and ``N_kt`` (K, m+1)."""
         m = data.ranks.shape[1]
+        resp = state.resp
         k_comp = resp.shape[1]
         wq = data.w[:, None] * resp
         if data.pairs is not None:
             counts = (data.pairs.T @ wq).T.reshape(k_comp, m, m)
         else:
             counts = data.R.pairwise_counts(weights=resp)
+        length_counts = np.stack(
+            [np.bincount(data.lengths, weights=wq[:, k], minlength=m + 1) for k in range(k_comp)]
+        )
+        return counts, length_counts
+
+    def _m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        m = blocks.n_items
+        counts, length_counts = blocks.ex.sum(self._m_stats, blocks.parts, states)
+        k_comp = counts.shape[0]
         old = params["centers"]
         centers = old.copy()
         changed = False
@@ -658,11 +906,8 @@ class MallowsMixture(_RankingMixture):
                     changed = True
         flat = counts.reshape(k_comp, m * m)
         stats = np.einsum("kj,jk->k", flat, discordance_matrix(centers))
-        length_counts = np.stack(
-            [np.bincount(data.lengths, weights=wq[:, k], minlength=m + 1) for k in range(k_comp)]
-        )
         thetas = solve_thetas(
-            length_counts, stats, m, data.kind, params["thetas"], float(self.theta_max)
+            length_counts, stats, m, blocks.kind, params["thetas"], float(self.theta_max)
         )
         return {"centers": centers, "thetas": thetas}, changed
 
@@ -682,12 +927,12 @@ class MallowsMixture(_RankingMixture):
 # --------------------------------------------------------------------------------------------
 @dataclass
 class _PLData:
+    """Distinct rankings compiled once per fit (private)."""
+
     R: Rankings
     ranks: np.ndarray
     w: np.ndarray
     stages: Any
-    # exposures of the last E-step, reused by the M-step at the same worths
-    cache: dict = field(default_factory=dict)
 
 
 def _mean_one_worths(scores: np.ndarray) -> np.ndarray:
@@ -731,6 +976,15 @@ class PlackettLuceMixture(_RankingMixture):
         likelihood. With ``alpha > 0`` the monitored objective includes the log-prior.
     init_scale : float, default=0.5
         Slope of the initial log-worths along the seed ranking.
+    backend : {"numpy", "dask"}, default="numpy"
+        ``"numpy"`` fits in memory; ``"dask"`` runs the E-step per chunk of rankings and
+        sums the M-step's sufficient statistics across chunks on Dask (the active
+        ``dask.distributed`` client, else Dask's default scheduler); needs
+        ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
+        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
+        labels; parameters equal up to the order of floating-point sums), see
+        ``docs/scaling.md``.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -799,6 +1053,7 @@ class PlackettLuceMixture(_RankingMixture):
         mm_steps: int = 1,
         alpha: float = 0.0,
         init_scale: float = 0.5,
+        backend: str = "numpy",
         random_state: Any = None,
     ) -> None:
         self.n_components = n_components
@@ -810,14 +1065,25 @@ class PlackettLuceMixture(_RankingMixture):
         self.mm_steps = mm_steps
         self.alpha = alpha
         self.init_scale = init_scale
+        self.backend = backend
         self.random_state = random_state
 
     def _prepare(self, Ru: Rankings) -> _PLData:
         stages = choice_stages(Ru, compress=False)
-        if self.alpha == 0:
-            # the MLE must exist for the whole data (clear error before EM starts)
-            fit_scores(stages, max_iter=0)
         return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=stages)
+
+    def _check_data(self, blocks: _Blocks) -> None:
+        if self.alpha != 0:
+            return
+        # the MLE must exist for the whole data (clear error before EM starts): it depends
+        # only on which items beat which (Hunter 2004), so the summed pair counts of the
+        # blocks are checked by fit_scores on one two-item chain per observed "u beats v"
+        C = blocks.ex.sum(_block_pair_counts, blocks.parts)
+        beats = [[int(u), int(v)] for u, v in zip(*np.nonzero(C > 0), strict=True)]
+        fit_scores(
+            Rankings.from_orderings(beats or [[0]], n_items=blocks.n_items, kind="subset"),
+            max_iter=0,
+        )
 
     def _n_free(self, m: int) -> float:
         return float(m - 1)
@@ -834,33 +1100,39 @@ class PlackettLuceMixture(_RankingMixture):
         z = -float(self.init_scale) * positions.astype(np.float64)
         return z - z.mean(axis=-1, keepdims=True)
 
-    def _init_params(self, data: _PLData, seeds: np.ndarray, rng: Any) -> dict:
+    def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
         return {"scores": self._seed_scores(seeds)}
 
-    def _reseed(self, data: _PLData, params: dict, k: int, row: int, rng: Any) -> dict:
+    def _reseed(self, params: dict, k: int, row: np.ndarray, rng: Any) -> dict:
         scores = params["scores"].copy()
-        scores[k] = self._seed_scores(_random_completion(data.ranks[row], rng))
+        scores[k] = self._seed_scores(_random_completion(row, rng))
         return {"scores": scores}
 
-    def _component_loglik(self, data: _PLData, params: dict) -> np.ndarray:
-        worths = _mean_one_worths(params["scores"])
-        loglik, exposure = pl_pass(data.stages, worths)
-        data.cache = {"scores": params["scores"], "worths": worths, "exposure": exposure}
-        return loglik
+    def _loglik_and_cache(self, data: _PLData, params: dict) -> tuple[np.ndarray, np.ndarray]:
+        # the exposures at these worths are the first MM step's, kept for the M-step
+        return pl_pass(data.stages, _mean_one_worths(params["scores"]))
 
-    def _m_step(self, data: _PLData, resp: np.ndarray, params: dict) -> tuple[dict, bool]:
-        if data.cache.get("scores") is params["scores"]:
-            worths, exposure = data.cache["worths"], data.cache["exposure"]
-        else:  # after a re-seed
-            worths = _mean_one_worths(params["scores"])
-            exposure = pl_pass(data.stages, worths)[1]
+    def _m_stats(
+        self, data: _PLData, state: _BlockState, worths: np.ndarray, use_cache: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Hunter's MM sums (wins, denominators), each (K, m), of one block at ``worths``."""
+        exposure = state.cache if use_cache else pl_pass(data.stages, worths)[1]
         # a floor keeps every item's wins positive, so no worth collapses to exactly 0
-        row_w = data.w[:, None] * np.maximum(resp, 1e-300)
+        row_w = data.w[:, None] * np.maximum(state.resp, 1e-300)
+        return pl_mm_sums(data.stages, row_w, exposure)
+
+    def _m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        worths = _mean_one_worths(params["scores"])
         alpha = float(self.alpha)
         for step in range(self.mm_steps):
-            if step:
-                exposure = pl_pass(data.stages, worths)[1]
-            worths = np.maximum(pl_mm_update(data.stages, row_w, exposure, alpha), 1e-300)
+            # the E-step's exposures are at these worths unless a component was re-seeded
+            use_cache = step == 0 and not reseeded
+            wins, denoms = blocks.ex.sum(
+                self._m_stats, blocks.parts, states, worths=worths, use_cache=use_cache
+            )
+            worths = np.maximum(pl_mm_worths(wins, denoms, float(alpha)), 1e-300)
         scores = np.log(worths)
         return {"scores": scores - scores.mean(axis=1, keepdims=True)}, False
 

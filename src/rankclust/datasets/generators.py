@@ -19,11 +19,18 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from rankclust._param_validation import validate_params
 from rankclust.models.mallows import Mallows
 from rankclust.models.plackett_luce import PlackettLuce
 from rankclust.rankings import KINDS, Rankings
 
 __all__ = ["make_mallows_mixture", "make_plackett_luce_mixture"]
+
+
+def _check_rng(random_state: Any, owner: str) -> np.random.RandomState:
+    """``check_random_state`` after a clean check (numpy's own error for a bad seed is cryptic)."""
+    validate_params({"random_state": random_state}, {"random_state": ["random_state"]}, owner)
+    return check_random_state(random_state)
 
 
 def _check_count(value: Any, name: str, minimum: int) -> int:
@@ -174,7 +181,7 @@ def make_mallows_mixture(
     ((6, 4), 'top', [2, 2, 2, 2, 2, 2])
     """
     n, m = _check_common(n_samples, n_items, kind)
-    rng = check_random_state(random_state)
+    rng = _check_rng(random_state, "make_mallows_mixture")
     if centers is None:
         k_comp = _check_count(n_clusters, "n_clusters", 1)
         cents = np.argsort(rng.random_sample((k_comp, m)), axis=1).astype(np.int64)
@@ -270,7 +277,7 @@ def make_plackett_luce_mixture(
     ((5, 4), True, (5,))
     """
     n, m = _check_common(n_samples, n_items, kind)
-    rng = check_random_state(random_state)
+    rng = _check_rng(random_state, "make_plackett_luce_mixture")
     if scores is None:
         k_comp = _check_count(n_clusters, "n_clusters", 1)
         if not (isinstance(scale, numbers.Real) and np.isfinite(scale) and scale >= 0):

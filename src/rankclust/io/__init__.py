@@ -15,7 +15,12 @@ With ``strict=False`` it skips such lines instead and reports every one of them 
 * MSNBC page-category sequences -- :func:`read_msnbc`
 """
 
-from rankclust.io._common import DataFormatError, MalformedLinesWarning, SkippedLine
+from rankclust.io._common import (
+    MAX_RANK_MATRIX_BYTES,
+    DataFormatError,
+    MalformedLinesWarning,
+    SkippedLine,
+)
 from rankclust.io.label_ranking_csv import read_label_ranking_csv, write_label_ranking_csv
 from rankclust.io.msnbc import read_msnbc
 from rankclust.io.orderings_csv import (
@@ -36,6 +41,7 @@ from rankclust.io.sushi import (
 )
 
 __all__ = [
+    "MAX_RANK_MATRIX_BYTES",
     "PREFLIB_DATA_TYPES",
     "SUSHI_ITEM_FEATURES",
     "SUSHI_USER_FEATURES",

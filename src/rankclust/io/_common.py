@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, TypeAlias
 
 __all__ = [
+    "MAX_RANK_MATRIX_BYTES",
     "DataFormatError",
     "MalformedLinesWarning",
     "PathOrFile",
@@ -33,6 +34,11 @@ __all__ = [
 PathOrFile: TypeAlias = str | os.PathLike | IO[Any]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+#: Largest rank matrix (rows x items, int64) a reader builds. A file that declares or uses
+#: more items than fit is refused with a DataFormatError *before* anything is allocated: a
+#: 20-byte file can declare 10**9 items.
+MAX_RANK_MATRIX_BYTES = 4 * 2**30
+
 #: How many skipped lines the warning text spells out (the attribute holds all of them).
 _SHOWN_IN_WARNING = 20
 
@@ -116,6 +122,19 @@ class _Problems:
             warnings.warn(
                 MalformedLinesWarning(self.source, self.skipped), stacklevel=stacklevel + 1
             )
+
+
+def _check_matrix_size(source: str, line: int | None, n_rows: int, n_items: int, how: str) -> None:
+    """Refuse a rank matrix larger than :data:`MAX_RANK_MATRIX_BYTES` (``how``: "declares"...)."""
+    need = max(n_rows, 1) * n_items * 8
+    if need > MAX_RANK_MATRIX_BYTES:
+        raise DataFormatError(
+            source,
+            line,
+            f"{how} {n_items} items: a {n_rows} x {n_items} rank matrix needs "
+            f"{need / 2**30:.3g} GiB (more than rankclust.io.MAX_RANK_MATRIX_BYTES = "
+            f"{MAX_RANK_MATRIX_BYTES / 2**30:.3g} GiB)",
+        )
 
 
 def _source_name(path_or_file: PathOrFile) -> str:

@@ -62,9 +62,34 @@ def _cell(field: str, missing: int) -> int | None:
         iv = int(v)
     except (ValueError, OverflowError):
         return None
-    if v != iv or (iv < 0 and iv != missing):
-        return None
+    if v != iv or (iv < 0 and iv != missing) or iv >= 2**62:
+        return None  # (an item or rank beyond int64 is malformed, not an OverflowError)
     return -1 if iv == missing else iv
+
+
+def _header_line(names: Sequence[str], delimiter: str) -> str:
+    """The header row, written so that the readers read it back as these exact names.
+
+    A name that reads as a number or a missing marker (``"0"``, ``"na"``) is quoted, or the
+    readers' header detection would take the row for data; the readers strip the quotes.
+    Names holding the delimiter, a line break or an outer quote cannot round-trip: refused.
+    """
+    out = []
+    for name in map(str, names):
+        if (
+            delimiter in name
+            or "\n" in name
+            or "\r" in name
+            or name[:1] == '"'
+            or name[-1:] == '"'
+        ):
+            raise ValueError(
+                f"item name {name!r} cannot be written to a CSV header (it holds the delimiter "
+                f"{delimiter!r}, a line break or an outer quote)"
+            )
+        numeric = name.strip().lower() in _MISSING_TEXT or _is_number(name.strip())
+        out.append(f'"{name}"' if numeric else name)
+    return delimiter.join(out)
 
 
 def _read_int_table(
@@ -432,7 +457,7 @@ def write_orderings_csv(
         names = list(header)
         if len(names) != K:
             raise ValueError(f"header has {len(names)} names for {K} columns")
-        lines.append(delimiter.join(names))
+        lines.append(_header_line(names, delimiter))
     lines += [delimiter.join(map(str, row)) for row in table.tolist()]
     _write_lines(path_or_file, lines, lineterminator)
 
@@ -497,12 +522,12 @@ def write_ranks_csv(
     lines = []
     if header is True:
         names = R.items or tuple(f"item_{j + 1}" for j in range(R.n_items))
-        lines.append(delimiter.join(names))
+        lines.append(_header_line(names, delimiter))
     elif header is not False and header is not None:
         names = list(header)
         if len(names) != R.n_items:
             raise ValueError(f"header has {len(names)} names for {R.n_items} columns")
-        lines.append(delimiter.join(names))
+        lines.append(_header_line(names, delimiter))
     lines += [delimiter.join(map(str, row)) for row in table.tolist()]
     _write_lines(path_or_file, lines, lineterminator)
 

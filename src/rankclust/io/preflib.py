@@ -16,6 +16,7 @@ listed best first, and braces hold tied alternatives. The counts become the ``we
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import warnings
@@ -29,6 +30,7 @@ from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
     SkippedLine,
+    _check_matrix_size,
     _iter_lines,
     _Problems,
     _source_name,
@@ -247,7 +249,9 @@ def read_preflib(
         not an integer, out of range or repeated; an empty entry, unbalanced braces or a
         line cut short; a tie in a ``soc``/``soi`` file or an incomplete order in a
         ``soc``/``toc`` file; bytes that are not valid in ``encoding``; a metadata line
-        after the data; a declared total that disagrees with the data (strict mode).
+        after the data; a declared total that disagrees with the data (strict mode); a
+        number of alternatives whose rank matrix would exceed
+        :data:`rankclust.io.MAX_RANK_MATRIX_BYTES` (always, before allocating it).
 
     See Also
     --------
@@ -427,23 +431,34 @@ def read_preflib(
             counts = [counts[k] for k in kept]
             order_lines = [order_lines[k] for k in kept]
 
+    # A few bytes can declare (or name) 10**9 alternatives: refuse before allocating.
+    declared = "NUMBER ALTERNATIVES" in header_line
+    _check_matrix_size(
+        source,
+        header_line.get("NUMBER ALTERNATIVES"),
+        len(orders),
+        m,
+        "declares" if declared else "uses",
+    )
+
     items: tuple[str, ...] | None = None
     if names:
         bad_idx = [i for i in names if i < 1 or i > m]
         for i in bad_idx:
             problems.bad(name_line[i], "", f"alternative {i} is named but there are only {m}")
             del names[i]
-        missing = [i for i in range(1, m + 1) if i not in names]
-        if missing:
+        # the first few unnamed alternatives, in O(len(names)) (m may be large)
+        first_missing = list(itertools.islice((i for i in range(1, m + 1) if i not in names), 11))
+        if first_missing:
             ln = header_line.get("NUMBER ALTERNATIVES")
-            msg = f"no name for alternative(s) {missing[:10]}" + (
-                " ..." if len(missing) > 10 else ""
+            msg = f"no name for alternative(s) {first_missing[:10]}" + (
+                " ..." if len(first_missing) > 10 else ""
             )
             if strict:
                 raise DataFormatError(source, ln, msg)
             warnings.warn(f"{source}: {msg}; using their numbers as names", UserWarning, 2)
-            for i in missing:
-                names[i] = str(i)
+            for i in range(1, m + 1):
+                names.setdefault(i, str(i))
         seen_names: dict[str, int] = {}
         for i in range(1, m + 1):
             nm = names[i]

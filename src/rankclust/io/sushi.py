@@ -25,7 +25,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rankclust.io._common import DataFormatError, PathOrFile, _iter_lines, _Problems, _source_name
+from rankclust.io._common import (
+    DataFormatError,
+    PathOrFile,
+    _check_matrix_size,
+    _iter_lines,
+    _Problems,
+    _source_name,
+)
 from rankclust.rankings import KINDS, Rankings
 
 __all__ = [
@@ -112,7 +119,9 @@ def read_sushi_order(
     ------
     DataFormatError
         A header that is not ``<n_items> 1``; a line whose length field disagrees with its
-        number of items, with a non-integer token, an item out of range or repeated.
+        number of items, with a non-integer token, an item out of range or repeated; a
+        declared number of items whose rank matrix would exceed
+        :data:`rankclust.io.MAX_RANK_MATRIX_BYTES` (before allocating it).
 
     Notes
     -----
@@ -164,6 +173,7 @@ def read_sushi_order(
     if m is None:
         raise DataFormatError(source, None, "empty file (no '<n_items> 1' header)")
     problems.warn(stacklevel=2)
+    _check_matrix_size(source, 1, len(orders), m, "declares")  # before allocating
     ranks = np.full((len(orders), m), -1, dtype=np.int64)
     for i, order in enumerate(orders):
         ranks[i, order] = np.arange(len(order))

@@ -1,1 +1,32 @@
-"""rankclust.label_ranking."""
+"""Label ranking: predict a ranking of labels from features.
+
+Estimators (Cheng, Hühn & Hüllermeier 2009 and baselines), all following the conventions of
+:mod:`rankclust.label_ranking._base`: ``fit(X, Y)`` with ``Y`` a :class:`~rankclust.Rankings`
+or 1-based ranks (0/NaN = missing label), ``predict(X)`` -> complete 1-based ranks,
+``score(X, Y)`` = mean Kendall tau.
+
+* :class:`IBLRMallows` (alias :data:`IBLR`) -- instance-based, local Mallows model;
+* :class:`IBLRPlackettLuce` -- instance-based, local Plackett-Luce model;
+* :class:`LabelRankingTree` -- label ranking tree (LRT);
+* :class:`ConstraintClassification` (CC), :class:`PairwiseLabelRanker` (RPC),
+  :class:`ConsensusLabelRanker` (one ranking for everyone) -- baselines.
+"""
+
+from rankclust.label_ranking.baselines import (
+    ConsensusLabelRanker,
+    ConstraintClassification,
+    PairwiseLabelRanker,
+)
+from rankclust.label_ranking.iblr import IBLR, K_GRID, IBLRMallows, IBLRPlackettLuce
+from rankclust.label_ranking.tree import LabelRankingTree
+
+__all__ = [
+    "IBLR",
+    "K_GRID",
+    "ConsensusLabelRanker",
+    "ConstraintClassification",
+    "IBLRMallows",
+    "IBLRPlackettLuce",
+    "LabelRankingTree",
+    "PairwiseLabelRanker",
+]

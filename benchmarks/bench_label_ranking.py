@@ -1,0 +1,264 @@
+"""Label ranking: rankclust against scikit-lr 0.3 on the 16 benchmark sets, same folds and data.
+
+For every data set one ``KFold(10, shuffle=True, random_state=0)`` split is written, with the
+data, to a temporary ``.npz``; the peer part runs in the scikit-lr environment (Python >= 3.13,
+``--peers-python``) in a subprocess on exactly those folds, rankclust in this process. Per
+fold: fit + predict wall time and the mean Kendall tau on the test part; the table sums the
+times and averages tau over the folds.
+
+Pairs compared (same algorithm and settings on both sides):
+
+* ``kNN`` -- ``IBLRMallows(n_neighbors=5, weights="uniform")`` vs
+  ``KNeighborsLabelRanker()`` (k = 5, uniform weights, Mallows/Borda centre);
+* ``kNN-dudani`` -- Dudani weights with the k that rankclust's leave-one-out chose in that
+  fold: ``IBLRMallows(n_neighbors=k)`` vs ``KNeighborsLabelRanker(n_neighbors=k,
+  weights="dudani")``;
+* ``IBLR-auto`` -- rankclust's default ``IBLRMallows()`` including its leave-one-out choice
+  of k, against the same peer row (which gets that k for free);
+* ``tree`` -- ``LabelRankingTree()`` (impurity criterion, the paper's stopping rule: min node
+  size 2 x labels) vs ``DecisionTreeLabelRanker(random_state=0)`` (fully grown, scikit-lr's
+  default), and ``tree-full`` -- ``LabelRankingTree(min_node_size_factor=0)`` (also fully
+  grown) against the same peer row.
+
+Run: ``.venv/bin/python benchmarks/bench_label_ranking.py --peers-python
+.venv-peers/bin/python`` (writes ``benchmarks/RESULTS_label_ranking.md``; ``--no-write`` only
+prints). ``--fried-only`` times only fried end to end.
+"""
+
+from __future__ import annotations
+
+import os
+
+# one BLAS thread on both sides (the peer subprocess inherits it): a shared 2-core machine
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import HERE, machine_line, markdown_table
+from sklearn.model_selection import KFold
+
+from rankclust.datasets import load_label_ranking
+from rankclust.label_ranking import IBLRMallows, LabelRankingTree
+from rankclust.metrics import kendall_tau
+
+SETS = [
+    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing",
+    "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
+]  # fmt: skip
+
+PEER_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time, warnings
+    import numpy as np
+    from sklr.neighbors import KNeighborsLabelRanker
+    from sklr.tree import DecisionTreeLabelRanker
+    from sklr.metrics import kendall_tau_score
+    warnings.simplefilter("ignore")
+    data = np.load(sys.argv[1])
+    X, Y, fold_of = data["X"], data["Y"], data["fold"]
+    ks = data["k"]
+    out = {"kNN": [], "kNN-dudani": [], "tree": []}
+    for f in range(int(fold_of.max()) + 1):
+        tr, te = fold_of != f, fold_of == f
+        makers = {
+            "kNN": lambda: KNeighborsLabelRanker(),
+            "kNN-dudani": lambda: KNeighborsLabelRanker(n_neighbors=int(ks[f]), weights="dudani"),
+            "tree": lambda: DecisionTreeLabelRanker(random_state=0),
+        }
+        for name, make in makers.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            est = make().fit(X[tr], Y[tr])
+            pred = est.predict(X[te])
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            out[name].append(
+                {"tau": float(kendall_tau_score(Y[te], pred)), "time": dt, "cpu": dc}
+            )
+    print(json.dumps(out))
+    """
+)
+
+
+def run_ours(X, Y, fold_of):
+    res = {"kNN": [], "kNN-dudani": [], "IBLR-auto": [], "tree": [], "tree-full": []}
+    ks = []
+    for f in range(int(fold_of.max()) + 1):
+        tr, te = fold_of != f, fold_of == f
+        # rankclust's default IBLR: k chosen by leave-one-out (timed, no peer counterpart)
+        t0, c0 = time.perf_counter(), time.process_time()
+        auto = IBLRMallows(random_state=0).fit(X[tr], Y[tr])
+        pred = auto.predict(X[te])
+        res["IBLR-auto"].append(
+            {
+                "tau": kendall_tau(Y[te], pred),
+                "time": time.perf_counter() - t0,
+                "cpu": time.process_time() - c0,
+            }
+        )
+        k = int(auto.n_neighbors_)
+        ks.append(k)
+        makers = {
+            "kNN": lambda: IBLRMallows(n_neighbors=5, weights="uniform"),
+            "kNN-dudani": lambda k=k: IBLRMallows(n_neighbors=k, weights="dudani"),
+            "tree": lambda: LabelRankingTree(),
+            "tree-full": lambda: LabelRankingTree(min_node_size_factor=0),
+        }
+        for name, make in makers.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            est = make().fit(X[tr], Y[tr])
+            pred = est.predict(X[te])
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            res[name].append({"tau": kendall_tau(Y[te], pred), "time": dt, "cpu": dc})
+    return res, np.array(ks)
+
+
+def run_peer(peers_python, X, Y, fold_of, ks):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "data.npz"
+        np.savez(path, X=X, Y=Y, fold=fold_of, k=ks)
+        script = Path(tmp) / "peer.py"
+        script.write_text(PEER_SCRIPT)
+        proc = subprocess.run(
+            [peers_python, str(script), str(path)], capture_output=True, text=True, check=True
+        )
+    return json.loads(proc.stdout)
+
+
+def summarise(res):
+    return (
+        float(np.mean([r["tau"] for r in res])),
+        float(np.sum([r["time"] for r in res])),
+        float(np.sum([r["cpu"] for r in res])),
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--peers-python", default=str(HERE.parent / ".venv-peers" / "bin" / "python"))
+    ap.add_argument("--datasets", nargs="*", default=SETS)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS_label_ranking.md")
+    args = ap.parse_args()
+
+    # warm up the compiled kernels so that no data set pays the numba cache load
+    Xw, Yw = load_label_ranking("iris")
+    IBLRMallows(n_neighbors=5).fit(Xw, Yw).predict(Xw)
+    LabelRankingTree().fit(Xw, Yw).predict(Xw)
+
+    rows = []
+    totals = {}
+    raw = {}
+    for name in args.datasets:
+        X, R = load_label_ranking(name)
+        Y = R.to_ranks()
+        fold_of = np.empty(len(X), dtype=np.int64)
+        for f, (_, te) in enumerate(KFold(10, shuffle=True, random_state=0).split(X)):
+            fold_of[te] = f
+        ours, ks = run_ours(X, Y, fold_of)
+        peer = run_peer(args.peers_python, X, Y, fold_of, ks)
+        raw[name] = {"ours": ours, "peer": peer, "k": ks.tolist()}
+        for pair, peer_key in (
+            ("kNN", "kNN"),
+            ("kNN-dudani", "kNN-dudani"),
+            ("IBLR-auto", "kNN-dudani"),
+            ("tree", "tree"),
+            ("tree-full", "tree"),
+        ):
+            t_o, s_o, c_o = summarise(ours[pair])
+            t_p, s_p, c_p = summarise(peer[peer_key])
+            tot = totals.setdefault(pair, [0.0, 0.0, 0.0, 0.0])
+            tot[0] += s_o
+            tot[1] += s_p
+            tot[2] += c_o
+            tot[3] += c_p
+            rows.append(
+                [
+                    name,
+                    pair,
+                    f"{t_o:.4f}",
+                    f"{t_p:.4f}",
+                    f"{t_o - t_p:+.4f}",
+                    f"{s_o:.2f}",
+                    f"{s_p:.2f}",
+                    f"{s_p / s_o:.1f}x",
+                    f"{c_o:.2f}",
+                    f"{c_p:.2f}",
+                    f"{c_p / max(c_o, 1e-9):.1f}x",
+                ]
+            )
+        print(name, "done", flush=True)
+    table = markdown_table(
+        [
+            "data set",
+            "method",
+            "tau rankclust",
+            "tau scikit-lr",
+            "diff",
+            "wall rankclust (s)",
+            "wall scikit-lr (s)",
+            "wall speed-up",
+            "CPU rankclust (s)",
+            "CPU scikit-lr (s)",
+            "CPU speed-up",
+        ],
+        rows,
+    )
+    tot_rows = [
+        [
+            pair,
+            f"{t[0]:.1f}",
+            f"{t[1]:.1f}",
+            f"{t[1] / t[0]:.1f}x",
+            f"{t[2]:.1f}",
+            f"{t[3]:.1f}",
+            f"{t[3] / t[2]:.1f}x",
+        ]
+        for pair, t in totals.items()
+    ]
+    text = "\n".join(
+        [
+            "## Label ranking (rankclust vs scikit-lr 0.3)",
+            "",
+            f"Measured {time.strftime('%Y-%m-%d')} on {machine_line()} (shared machine).",
+            "Command: `" + " ".join([Path(sys.executable).name, *sys.argv]) + "`.",
+            "10-fold CV (`KFold(10, shuffle=True, random_state=0)`), identical folds and data for "
+            "both libraries; time = fit + predict summed over the 10 folds (wall clock and "
+            "process CPU time; the machine is shared, so the wall clock is inflated by other "
+            "jobs and CPU time is the fairer measure); tau = mean over folds. Speed-up = "
+            "scikit-lr time / rankclust time. One BLAS thread on both sides.",
+            "",
+            table,
+            "",
+            "Totals over the data sets:",
+            "",
+            markdown_table(
+                [
+                    "method",
+                    "wall rankclust (s)",
+                    "wall scikit-lr (s)",
+                    "wall speed-up",
+                    "CPU rankclust (s)",
+                    "CPU scikit-lr (s)",
+                    "CPU speed-up",
+                ],
+                tot_rows,
+            ),
+            "",
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        args.out.write_text(text)
+        (args.out.with_suffix(".json")).write_text(json.dumps(raw))
+
+
+if __name__ == "__main__":
+    main()

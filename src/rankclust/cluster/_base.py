@@ -1,0 +1,166 @@
+"""Small shared pieces of :mod:`rankclust.cluster`: the chain boundary and compact chain storage.
+
+A *chain* (Ukkonen 2011) is a strict order on a subset of the items: a row of a
+:class:`~rankclust.Rankings` of ``kind="subset"`` without ties. The clusterers of this package
+keep the rank matrix for pair counts (:meth:`Rankings.pairwise_counts`) and a compact copy of the
+orderings, ``orders[i, p]`` = item at 0-based position ``p`` of chain ``i`` (``-1`` padding),
+for the per-chain kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = ["chain_orders", "check_chains", "fix_empty_clusters", "objective_of"]
+
+
+def check_chains(R: Any, *, name: str = "R", n_items: int | None = None) -> Rankings:
+    """Check that ``R`` holds chains: ``kind="subset"`` and no ties.
+
+    Array input is read as 1-based ranks with 0/NaN for absent items
+    (:meth:`Rankings.from_ranks`), as everywhere in rankclust.
+
+    Raises
+    ------
+    ValueError
+        For ``kind="top"`` (a top-t list says absent items are *below* the listed ones, which a
+        chain does not; use ``R.with_kind("subset")`` to read ballots as chains, as the paper
+        does for DUBLIN), or for a row with tied items (naming the row).
+    """
+    if isinstance(R, Rankings) and R.kind == "top":
+        raise ValueError(
+            f"{name}: kind='top' rankings are not chains; call R.with_kind('subset') to cluster "
+            "the listed items as chains (absent items then carry no information)"
+        )
+    return check_rankings(
+        R, kind="subset", allow_ties=False, kinds=("subset",), n_items=n_items, name=name
+    )
+
+
+def _orders_from_ranks(ranks, out):  # pragma: no cover - compiled below
+    """Scatter items to their positions: ``out[i, ranks[i, j]] = j`` (ties absent, trusted)."""
+    n, m = ranks.shape
+    for i in range(n):
+        for j in range(m):
+            p = ranks[i, j]
+            if p >= 0:
+                out[i, p] = j
+
+
+_nb_orders_from_ranks = numba.njit(_orders_from_ranks, cache=True, nogil=True)
+
+
+def chain_orders(R: Rankings) -> tuple[np.ndarray, np.ndarray]:
+    """Compact orderings of tie-free rankings.
+
+    Parameters
+    ----------
+    R : Rankings
+        Tie-free rankings (trusted; see :func:`check_chains`).
+
+    Returns
+    -------
+    orders : ndarray of int32, shape (n, max_length)
+        ``orders[i, p]`` is the item at position ``p`` of ranking ``i``; ``-1`` beyond its end.
+    lengths : ndarray of int64, shape (n,)
+
+    Notes
+    -----
+    Complexity: O(n m) time, O(n l_max) memory.
+    """
+    lengths = R.lengths.astype(np.int64)
+    width = int(lengths.max()) if len(lengths) else 0
+    orders = np.full((R.n_rankings, max(width, 1)), -1, dtype=np.int32)
+    _nb_orders_from_ranks(R.ranks, orders)
+    return orders, lengths
+
+
+def objective_of(estimator: Any, R: Any = None, statistic: Any = None) -> float:
+    """The scalar clustering objective of a fitted estimator (lower = tighter clusters).
+
+    This is the protocol :func:`rankclust.cluster.randomization_test` uses:
+
+    * ``statistic`` callable: ``statistic(estimator, R)``;
+    * ``statistic`` str: the fitted attribute of that name;
+    * ``None``: the attribute ``objective_`` if present, else ``inertia_``.
+    """
+    if callable(statistic):
+        return float(statistic(estimator, R))
+    if isinstance(statistic, str):
+        if not hasattr(estimator, statistic):
+            raise ValueError(f"{type(estimator).__name__} has no fitted attribute {statistic!r}")
+        return float(getattr(estimator, statistic))
+    for attr in ("objective_", "inertia_"):
+        if hasattr(estimator, attr):
+            return float(getattr(estimator, attr))
+    raise ValueError(
+        f"{type(estimator).__name__} exposes neither objective_ nor inertia_; pass statistic="
+        "an attribute name or a callable (estimator, R) -> float"
+    )
+
+
+def trusted_rankings(ranks: np.ndarray, *, kind: str = "subset") -> Rankings:
+    """A :class:`Rankings` from a rank matrix already in canonical form (dense, validated).
+
+    Skips the O(n m log m) re-densification of the public constructor, which dominates for
+    millions of generated chains. The caller guarantees: int64, entries in ``-1..l_i-1``,
+    dense positions.
+    """
+    m = ranks.shape[1]
+    template = Rankings(np.empty((0, m), dtype=np.int64), kind=kind)
+    return template._replace(ranks=ranks)
+
+
+def fix_empty_clusters(
+    labels: np.ndarray, n_clusters: int, dist: np.ndarray, policy: str
+) -> tuple[np.ndarray, int]:
+    """Apply an empty-cluster policy after an assignment step.
+
+    Parameters
+    ----------
+    labels : ndarray of int64, shape (n,)
+        Labels in ``0..n_clusters-1``.
+    n_clusters : int
+    dist : ndarray of shape (n,)
+        Each row's distance to its centre (modified in place for reseeded rows).
+    policy : {"reseed", "drop"}
+        ``"reseed"``: each empty cluster takes the row farthest from its centre among
+        clusters with at least two rows; ``"drop"``: empty clusters are removed and the labels
+        renumbered.
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n,)
+        A new array when anything changed.
+    n_clusters : int
+        The number of clusters afterwards.
+    """
+    counts = np.bincount(labels, minlength=n_clusters)
+    empty = np.flatnonzero(counts == 0)
+    if empty.size == 0:
+        return labels, n_clusters
+    if policy == "drop":
+        keep = np.flatnonzero(counts > 0)
+        remap = np.full(n_clusters, -1, dtype=np.int64)
+        remap[keep] = np.arange(keep.size)
+        return remap[labels], int(keep.size)
+    labels = labels.copy()
+    order = np.argsort(-dist, kind="stable")  # farthest first
+    pos = 0
+    for j in empty:
+        while pos < len(order) and counts[labels[order[pos]]] <= 1:
+            pos += 1
+        if pos == len(order):  # fewer rows than clusters: nothing left to move
+            break
+        i = order[pos]
+        counts[labels[i]] -= 1
+        labels[i] = j
+        counts[j] = 1
+        dist[i] = 0.0
+        pos += 1
+    return labels, n_clusters

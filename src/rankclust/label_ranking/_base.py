@@ -1,0 +1,127 @@
+"""Shared input checking and the mixin of every label ranker (private).
+
+Conventions of :mod:`rankclust.label_ranking` (stated once here):
+
+* ``X`` is a finite real array of shape ``(n_samples, n_features)``;
+* ``Y`` is a :class:`~rankclust.Rankings` of ``kind="subset"`` or an array of **1-based ranks**
+  with ``0``/``NaN`` for a missing label (the format of the label-ranking CSV files): ``Y[i, j]``
+  is the rank of label ``j`` for instance ``i``, 1 = best. Rankings may be incomplete (any
+  subset of the labels, the missing ones *unknown*) but must not have ties;
+* ``predict(X)`` returns **complete 1-based ranks** (int64, shape ``(n_samples, n_labels)``,
+  every row a permutation of ``1..n_labels``), the same format, so that
+  ``score(X, Y) = kendall_tau(Y, predict(X))`` (:func:`rankclust.metrics.kendall_tau`) and the
+  output matches scikit-lr's label rankers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from rankclust.metrics import kendall_tau
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = ["LabelRankerMixin", "positions_to_ranks", "validate_fit_data", "validate_predict_data"]
+
+
+class LabelRankerMixin:
+    """Mixin of the label rankers: tags and ``score`` = mean Kendall tau.
+
+    Put it first among the bases (before :class:`sklearn.base.BaseEstimator`).
+    """
+
+    _estimator_type = "label_ranker"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean Kendall tau between ``predict(X)`` and the true rankings ``Y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Rankings or array-like of 1-based ranks, shape (n_samples, n_labels)
+            True rankings ``Y`` (named ``y`` as in scikit-learn's ``score``); incomplete rows
+            are scored on their observed pairs.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+            In ``[-1, 1]`` (see :func:`rankclust.metrics.kendall_tau`).
+        """
+        Y_pred = self.predict(X)  # type: ignore[attr-defined]
+        return kendall_tau(y, Y_pred, sample_weight=sample_weight)
+
+
+def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Rankings]:
+    """Check ``(X, Y)`` for ``fit``; sets ``n_features_in_`` on ``estimator``.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n, d)
+    R : Rankings, kind "subset", without ties, at least one label
+
+    Raises
+    ------
+    ValueError
+        On non-finite or non-2-d ``X``, a 1-d or tied ``Y``, a ``kind="top"`` Rankings, no
+        label column, or a different number of rows in ``X`` and ``Y``.
+    """
+    if Y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None "
+            "(Y: the training rankings)"
+        )
+    X = validate_data(estimator, X, reset=True, dtype=np.float64, ensure_min_samples=1)
+    if not isinstance(Y, Rankings):
+        arr = np.asarray(Y)
+        if arr.dtype.kind not in "biuf":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"Unknown label type: Y must hold numeric 1-based ranks, got dtype {arr.dtype}"
+                ) from exc
+            Y = arr
+        if arr.ndim != 2:
+            raise ValueError(
+                "Y must be a Rankings or a 2-d array of 1-based ranks (n_samples, n_labels) "
+                f"with 0/NaN for missing labels; got an array of shape {arr.shape}"
+            )
+    R = check_rankings(Y, allow_ties=False, kinds=("subset",), name="Y")
+    if R.n_rankings != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but Y has {R.n_rankings} rankings")
+    if R.n_items < 1:
+        raise ValueError("Y must have at least one label column")
+    return X, R
+
+
+def validate_predict_data(estimator: Any, X: Any) -> np.ndarray:
+    """Check a fitted estimator and ``X`` for ``predict`` (same number of features)."""
+    check_is_fitted(estimator, "n_items_")
+    return validate_data(estimator, X, reset=False, dtype=np.float64)
+
+
+def positions_to_ranks(positions: np.ndarray) -> np.ndarray:
+    """0-based position vectors (complete) to 1-based int64 ranks (the output of predict)."""
+    return np.asarray(positions, dtype=np.int64) + 1
+
+
+def dudani_weights(dist: np.ndarray) -> np.ndarray:
+    """Dudani (1976) weights ``(d_k - d_i) / (d_k - d_1)`` per row; all ones when ``d_k = d_1``.
+
+    ``dist`` (Q, k) sorted ascending per row. The k-th neighbour weighs 0 (Cheng et al. 2009,
+    Sec. 4.3), so the effective neighbourhood has at most k - 1 members.
+    """
+    near = dist[:, :1]
+    far = dist[:, -1:]
+    span = far - near
+    return np.divide(far - dist, span, out=np.ones_like(dist), where=span > 0)

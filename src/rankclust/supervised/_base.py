@@ -1,0 +1,218 @@
+"""Shared machinery of the supervised clusterers (Grbovic et al. 2013): private, trusted input.
+
+* :class:`SupervisedClusteringMixin` -- the public boundary of every estimator in
+  :mod:`rankclust.supervised`: ``predict(X)`` (cluster), ``predict_ranking(X)`` (1-based ranks),
+  ``score(X, Y)`` (mean Kendall tau), the optional feature standardisation, and the checks of
+  ``fit``'s input.
+* :func:`central_ranking` -- the central ranking of a group of (possibly incomplete) rankings
+  under the Mallows model (modified Borda with the most-probable-extension iteration, the
+  paper's "Mallows") or the Plackett-Luce model.
+* :func:`distances_to_centers` -- the normalised Kendall distance of every ranking to every
+  central ranking, the matrix all the tree learners and the training loss are built from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from rankclust.consensus import generalized_borda
+from rankclust.distances import pairwise_distances
+from rankclust.models.mallows import estimate_center
+from rankclust.models.plackett_luce import fit_scores
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = [
+    "CENTRAL_RANKING_METHODS",
+    "SupervisedClusteringMixin",
+    "central_ranking",
+    "distances_to_centers",
+    "positions_from_scores",
+    "training_loss",
+]
+
+#: Central-ranking rules: ``"mallows"`` (modified Borda plus the most-probable-extension
+#: iteration of Cheng et al. 2009, what Grbovic et al. call "Mallows") and ``"pl"``
+#: (Plackett-Luce maximum a posteriori scores, sorted).
+CENTRAL_RANKING_METHODS = ("mallows", "pl")
+
+# Strength of the Gamma prior of the Plackett-Luce centre: a few hundredths of a pseudo-win
+# per label keep the estimate finite when a label never wins or never loses in a cluster (the
+# MLE does not exist there, spec 9 B5) and change nothing measurable otherwise.
+_PL_ALPHA = 1e-2
+
+
+def positions_from_scores(scores: np.ndarray) -> np.ndarray:
+    """Position vectors of the orders by decreasing score, lower label index first on ties.
+
+    ``scores`` (m,) or (K, m); returns int64 of the same shape.
+    """
+    order = np.argsort(-np.asarray(scores, dtype=np.float64), axis=-1, kind="stable")
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.arange(order.shape[-1]), axis=-1)
+    return pos.astype(np.int64)
+
+
+def _informative(R: Rankings, sample_weight: np.ndarray | None) -> np.ndarray:
+    w = R.weights if sample_weight is None else R.weights * sample_weight
+    return (R.lengths >= 2) & (w > 0)
+
+
+def central_ranking(
+    R: Rankings,
+    sample_weight: np.ndarray | None = None,
+    *,
+    method: str = "mallows",
+    fallback: np.ndarray | None = None,
+) -> np.ndarray:
+    """Central ranking (a complete position vector) of trusted, tie-free subset rankings.
+
+    Parameters
+    ----------
+    R : Rankings, shape (n, m)
+        Rankings without ties (``kind="subset"``; incomplete rows allowed).
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative row weights.
+    method : {"mallows", "pl"}
+        ``"mallows"``: the modified Borda count of the rankings, then the approximate EM of
+        Cheng et al. (2009) -- complete each ranking by its most probable extension, Borda of
+        the completions -- until the centre repeats (Grbovic et al. 2013, sec. 3.1;
+        :func:`rankclust.models.mallows.estimate_center` with ``method="borda"``).
+        ``"pl"``: ``argsort(-v)`` of the Plackett-Luce scores of the rankings
+        (:func:`rankclust.models.plackett_luce.fit_scores`, with a tiny Gamma prior so that a
+        label that never wins or never loses does not make the estimate diverge).
+    fallback : ndarray of int64, shape (m,), optional
+        Returned when no row with at least two labels has positive weight (default: the
+        identity ranking).
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+
+    Notes
+    -----
+    Complexity: "mallows" O(T (n m^2)) for T extension iterations (T is a handful), "pl"
+    O(T u m) for T MM updates over u distinct rankings.
+    """
+    m = R.n_items
+    ok = _informative(R, sample_weight)
+    if not ok.any():
+        return np.arange(m, dtype=np.int64) if fallback is None else fallback.copy()
+    sub = R[ok]
+    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)[ok]
+    if method == "pl":
+        z, _, _ = fit_scores(sub, sw, alpha=_PL_ALPHA, max_iter=300, tol=1e-7)
+        return positions_from_scores(z)
+    if bool(np.all(sub.lengths == m)):
+        # complete data: the approximate EM is a single Borda count
+        return generalized_borda(sub, sw)
+    return estimate_center(sub, sw, method="borda", max_iter=100)
+
+
+def distances_to_centers(R: Rankings, centers: np.ndarray, normalize: bool = True) -> np.ndarray:
+    """Kendall distance of every ranking to every centre, shape (n, K), as float64.
+
+    Incomplete rankings are compared on their observed pairs. ``normalize=True`` divides by
+    the ranking's own number of comparable pairs ``l (l - 1) / 2`` (spec 1.4; the scale of
+    loss_LR); ``normalize=False`` keeps the raw counts of discordant pairs (the literal
+    ``d_tau`` of eqs. 17-18, under which a ranking with few labels weighs less). A row with
+    fewer than two labels gets 0 (it carries no preference and pulls no split). O(n K m^2)
+    time (two BLAS products for m < 24), O(n m^2 + n K) memory.
+    """
+    C = Rankings._from_trusted(np.ascontiguousarray(centers, dtype=np.int64))
+    D = pairwise_distances(R, C, metric="kendall", normalize=normalize)
+    return D.astype(np.float64, copy=False)
+
+
+def training_loss(D: np.ndarray, assign: np.ndarray, informative: np.ndarray) -> float:
+    """Mean of ``D[n, assign[n]]`` over the informative rows (the training loss_LR)."""
+    if not informative.any():
+        return 0.0
+    vals = D[np.arange(D.shape[0]), assign]
+    return float(vals[informative].mean())
+
+
+def check_n_clusters(n_clusters: Any, n: int) -> int:
+    if n_clusters > n:
+        raise ValueError(f"n_clusters={n_clusters} is larger than the number of samples n={n}")
+    return int(n_clusters)
+
+
+class SupervisedClusteringMixin:
+    """Public boundary shared by the supervised clusterers of :mod:`rankclust.supervised`.
+
+    Subclasses implement ``_predict_cluster(Xt)`` on (possibly standardised) features and set,
+    in ``fit``, ``central_rankings_`` (a :class:`~rankclust.Rankings` of complete rankings),
+    ``n_items_``, ``n_features_in_`` and ``scaler_`` (a fitted ``StandardScaler`` or None).
+    """
+
+    # ---------------------------------------------------------------- fit-side helpers
+    def _check_fit_data(self, X: Any, Y: Any, *, min_samples: int = 1) -> tuple:
+        X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
+        Y = check_rankings(Y, kind="subset", allow_ties=False, kinds=("subset",), name="Y")
+        if Y.n_rankings != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but Y has {Y.n_rankings} rankings")
+        if Y.n_items < 2:
+            raise ValueError(f"Y must rank at least two labels, got {Y.n_items}")
+        if not (Y.lengths >= 2).any():
+            raise ValueError("Y: no ranking orders two labels; there is nothing to learn")
+        self.n_features_in_ = X.shape[1]
+        self.n_items_ = Y.n_items
+        return X, Y
+
+    def _fit_scaler(self, X: np.ndarray, standardize: bool) -> np.ndarray:
+        self.scaler_ = StandardScaler().fit(X) if standardize else None
+        return X if self.scaler_ is None else self.scaler_.transform(X)
+
+    def _set_centers(self, centers: np.ndarray) -> None:
+        self.central_rankings_ = Rankings._from_trusted(np.asarray(centers, dtype=np.int64))
+        self.n_clusters_ = int(centers.shape[0])
+
+    # ---------------------------------------------------------------- public boundary
+    def _transform_X(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "central_rankings_")
+        X = check_array(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
+                f"{self.n_features_in_}"
+            )
+        return X if self.scaler_ is None else self.scaler_.transform(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Cluster of each instance, from its features alone.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+            Indices into :attr:`central_rankings_`.
+        """
+        return self._predict_cluster(self._transform_X(X)).astype(np.int64)
+
+    def predict_ranking(self, X: Any) -> np.ndarray:
+        """Predicted ranking of each instance: its cluster's central ranking.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of int64, shape (n, n_items_)
+            1-based ranks (``ranks[i, j]`` = rank of label ``j``, 1 = best), the label-ranking
+            CSV convention; ``Rankings.from_ranks`` reads it back.
+        """
+        return self.central_rankings_.ranks[self.predict(X)] + 1
+
+    def score(self, X: Any, Y: Any) -> float:
+        """Mean Kendall tau between ``Y`` and the predicted rankings (``1 - 2 loss_LR``)."""
+        from rankclust.metrics import kendall_tau
+
+        return kendall_tau(Y, self.predict_ranking(X))

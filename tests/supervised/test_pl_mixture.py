@@ -1,0 +1,173 @@
+"""Tests of PrototypePLMixture (MM-PL; rankclust.supervised.pl_mixture)."""
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from sklearn.base import clone
+
+from rankclust import Rankings
+from rankclust.models.plackett_luce import loglik_rows
+from rankclust.supervised import PrototypePLMixture, make_circle
+from rankclust.supervised.pl_mixture import _instance_gradient, _nb_sgd_epoch
+from tests.supervised._helpers import ORDERS, blobs, recovered
+
+TRUE = {tuple(o) for o in ORDERS}
+
+
+def _loglik(x, order, protos, cluster, Z, sigma):
+    """log sum_k g_k e_k for one instance, computed independently of the module."""
+    K, m = Z.shape
+    a = -((x - protos) ** 2).sum(axis=1) / (2 * sigma**2)
+    logw = a - logsumexp(a)
+    logg = np.array([logsumexp(logw[cluster == k]) for k in range(K)])
+    pos = np.full(m, -1)
+    pos[order] = np.arange(len(order))
+    loge = loglik_rows(Rankings([pos]), Z)[0]
+    return logsumexp(logg + loge)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_obs", [5, 3, 2])
+def test_corrected_gradient_matches_finite_differences(seed, n_obs):
+    rng = np.random.default_rng(seed)
+    K, P, d, m = 3, 2, 2, 5
+    protos = rng.normal(size=(K * P, d))
+    cluster = np.repeat(np.arange(K), P)
+    Z = rng.normal(size=(K, m))
+    x = rng.normal(size=d)
+    order = rng.permutation(m)[:n_obs]
+    sigma = 0.8
+    gp, gz, ll = _instance_gradient(x, order, protos, cluster, Z, sigma)
+    assert ll == pytest.approx(_loglik(x, order, protos, cluster, Z, sigma))
+    eps = 1e-6
+    for idx in np.ndindex(protos.shape):
+        up, dn = protos.copy(), protos.copy()
+        up[idx] += eps
+        dn[idx] -= eps
+        fd = _loglik(x, order, up, cluster, Z, sigma) - _loglik(x, order, dn, cluster, Z, sigma)
+        assert gp[idx] == pytest.approx(fd / (2 * eps), abs=1e-6)
+    for idx in np.ndindex(Z.shape):
+        up, dn = Z.copy(), Z.copy()
+        up[idx] += eps
+        dn[idx] -= eps
+        fd = _loglik(x, order, protos, cluster, up, sigma) - _loglik(
+            x, order, protos, cluster, dn, sigma
+        )
+        assert gz[idx] == pytest.approx(fd / (2 * eps), abs=1e-6)
+    missing = np.setdiff1d(np.arange(m), order)
+    assert (gz[:, missing] == 0).all()
+
+
+def test_printed_prototype_rule_is_not_the_gradient():
+    # the printed factor (1 - h) differs from the corrected (h - g): a regression guard
+    rng = np.random.default_rng(0)
+    protos = rng.normal(size=(4, 2))
+    cluster = np.array([0, 0, 1, 1])
+    Z = rng.normal(size=(2, 4))
+    x = rng.normal(size=2)
+    gp, _, _ = _instance_gradient(x, np.arange(4), protos, cluster, Z, 1.0)
+    a = -((x - protos) ** 2).sum(axis=1) / 2
+    w = np.exp(a - logsumexp(a))
+    g = np.array([w[:2].sum(), w[2:].sum()])
+    e = np.exp(loglik_rows(Rankings([np.arange(4)]), Z)[0])
+    h = g * e / (g * e).sum()
+    printed = -(w * (1 - h[cluster]) / g[cluster])[:, None] * (x - protos)
+    assert not np.allclose(printed, gp)
+
+
+def test_kernel_step_is_gamma_times_gradient():
+    rng = np.random.default_rng(3)
+    K, P, d, m = 2, 3, 2, 4
+    protos = rng.normal(size=(K * P, d))
+    cluster = np.repeat(np.arange(K), P).astype(np.int64)
+    Z = rng.normal(size=(K, m))
+    X = rng.normal(size=(1, d))
+    order = np.array([[2, 0, 3, 1]], dtype=np.int64)
+    gp, gz, _ = _instance_gradient(X[0], order[0], protos, cluster, Z, 0.7)
+    p2, Z2 = protos.copy(), Z.copy()
+    gamma = 1e-3
+    H = np.zeros((1, K))
+    big = 1e12  # gamma and sigma stay constant over the step
+    t = _nb_sgd_epoch(X, order, np.array([4]), np.array([0]), p2, cluster, Z2, 0, gamma, big,
+                      0.7, big, 1e9, H, False, True, False, H)  # fmt: skip
+    assert t == 1
+    np.testing.assert_allclose(p2 - protos, gamma * gp, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(Z2 - Z, gamma * gz, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(H.sum(), 1.0)
+
+
+def test_instances_without_pairs_do_not_move_anything():
+    protos = np.array([[0.0, 0.0], [1.0, 1.0]])
+    Z = np.zeros((2, 3))
+    H = np.zeros((1, 2))
+    p2, Z2 = protos.copy(), Z.copy()
+    _nb_sgd_epoch(np.array([[0.5, 0.2]]), np.array([[1, 0, 0]], dtype=np.int64),
+                  np.array([1]), np.array([0]), p2, np.array([0, 1]), Z2, 0, 0.1, 10.0,
+                  1.0, 10.0, 1.0, H, False, True, False, H)  # fmt: skip
+    np.testing.assert_array_equal(p2, protos)
+    np.testing.assert_array_equal(Z2, Z)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    ("params", "p_missing"),
+    [
+        ({}, 0.0),
+        ({}, 0.4),
+        ({"e_step": "batch"}, 0.0),
+        ({"e_step": "batch"}, 0.4),
+        ({"m_step": "v2"}, 0.0),
+        ({"stop_on": "loss"}, 0.0),
+        ({"prototype_budget": 6}, 0.0),
+    ],
+)
+def test_recovers_blob_rankings(params, p_missing):
+    X, Y, y = blobs(p_missing=p_missing)
+    est = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=0, **params).fit(X, Y)
+    assert recovered(est) == TRUE
+    pred = est.predict_ranking(X) - 1
+    assert (pred == np.argsort(ORDERS[y], axis=1)).all(axis=1).mean() > 0.97
+    assert est.prototypes_.shape == (6, 2)
+    np.testing.assert_allclose(est.scores_.mean(axis=1), 0, atol=1e-9)
+    np.testing.assert_allclose(est.predict_proba(X).sum(axis=1), 1)
+    assert len(est.loss_curve_) == est.n_iter_
+    assert est.train_loss_ == pytest.approx(min(est.loss_curve_))
+
+
+def test_circle_recovery_smoke():
+    # spec G8: MM-PL with K P = 90 recovers the three class rankings on circle
+    X, Y, _ = make_circle(2000, random_state=0)
+    est = PrototypePLMixture(3, n_prototypes_per_cluster=30, random_state=0).fit(X, Y)
+    assert recovered(est) == {(0, 1, 2, 3, 4, 5), (5, 4, 3, 2, 1, 0), (2, 0, 5, 1, 4, 3)}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_deterministic_given_seed_and_clone():
+    X, Y, _ = blobs(10)
+    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=5).fit(X, Y)
+    b = clone(a).fit(X, Y)
+    np.testing.assert_array_equal(a.prototypes_, b.prototypes_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fewer_points_than_prototypes():
+    X, Y, _ = blobs(2)
+    est = PrototypePLMixture(3, n_prototypes_per_cluster=4, random_state=0).fit(X, Y)
+    assert est.prototypes_.shape == (12, 2)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="e_step"):
+        PrototypePLMixture(e_step="x").fit(np.zeros((3, 1)), [[1, 2]] * 3)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_patience_trains_at_least_as_long():
+    X, Y, _ = blobs(15, p_missing=0.3)
+    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=1).fit(X, Y)
+    b = PrototypePLMixture(3, n_prototypes_per_cluster=2, n_iter_no_change=5, random_state=1)
+    b.fit(X, Y)
+    assert b.n_iter_ >= a.n_iter_
+    # identical runs up to the first stop: the same first epochs
+    np.testing.assert_allclose(b.nll_curve_[: a.n_iter_], a.nll_curve_)

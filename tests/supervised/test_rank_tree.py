@@ -1,0 +1,102 @@
+"""Tests of RankTree (RT_iter and RT_prun; rankclust.supervised.rank_tree)."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from rankclust import Rankings
+from rankclust.supervised import RankTree, make_circle
+from rankclust.supervised.rank_tree import _prune_to_k, _random_distinct_permutations
+from tests.supervised._helpers import ORDERS, blobs, recovered
+
+TRUE = {tuple(o) for o in ORDERS}
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3])
+def test_iterate_recovers_blob_rankings(p_missing):
+    X, Y, _y = blobs(p_missing=p_missing)
+    est = RankTree(3, n_init=3, random_state=0).fit(X, Y)
+    assert recovered(est) == TRUE
+    assert est.train_loss_ == pytest.approx(0.0)
+    assert est.loss_curve_[-1] <= est.loss_curve_[0]
+    np.testing.assert_array_equal(est.labels_, est.predict(X))
+
+
+def test_iterate_best_loss_is_min_of_curve():
+    X, Y, _ = make_circle(600, random_state=0)
+    est = RankTree(3, random_state=1).fit(X, Y)
+    assert est.train_loss_ == pytest.approx(min(est.loss_curve_))
+
+
+def test_random_distinct_permutations():
+    rng = np.random.RandomState(0)
+    P = _random_distinct_permutations(10, 3, rng)
+    assert P.shape == (6, 3)  # only 3! = 6 distinct rankings exist
+    assert len({tuple(p) for p in P}) == 6
+    assert _random_distinct_permutations(4, 6, rng).shape == (4, 6)
+
+
+def test_prune_to_k_hand_tree():
+    #        0
+    #     1     2
+    #    3 4   5 6
+    feat = np.array([0, 0, 0, -1, -1, -1, -1])
+    left = np.array([1, 3, 5, -1, -1, -1, -1])
+    right = np.array([2, 4, 6, -1, -1, -1, -1])
+    parent = np.array([-1, 0, 0, 1, 1, 2, 2])
+    ranks = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [1, 0], [1, 0], [0, 1]])
+    # gains: node 1 -> 5 - (1 + 1) = 3; node 2 -> 4 - (1 + 2) = 1 (cheapest)
+    loss = np.array([10.0, 5.0, 4.0, 1.0, 1.0, 1.0, 2.0])
+    out = _prune_to_k(feat, left, right, parent, ranks, loss, 2)
+    # 2 distinct rankings are already there: nothing to prune
+    np.testing.assert_array_equal(out, feat)
+    out = _prune_to_k(feat, left, right, parent, ranks, loss, 1)
+    # collapse node 2 first (gain 1), then node 1, then the root
+    np.testing.assert_array_equal(out, [-1, -1, -1, -1, -1, -1, -1])
+    ranks2 = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [0, 1], [1, 0], [0, 1]])
+    out = _prune_to_k(feat, left, right, parent, ranks2, loss, 1)
+    # node 2 collapses (cheapest); the leaves 3, 4 and node 2 then all carry 0 1... except 2
+    assert out[2] == -1
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_prune_gives_at_most_k_rankings(K):
+    X, Y, _ = make_circle(800, random_state=0)
+    est = RankTree(K, mode="prune").fit(X, Y)
+    assert 1 <= est.n_clusters_ <= K
+    assert len({tuple(r) for r in est.central_rankings_.ranks}) == est.n_clusters_
+    leaves = est.tree_.apply(X)
+    assert set(np.unique(est.tree_.value[leaves])) <= set(range(est.n_clusters_))
+    assert est.score(X, Y) > 0.2
+
+
+def test_prune_recovers_blobs():
+    X, Y, _y = blobs()
+    est = RankTree(3, mode="prune").fit(X, Y)
+    assert recovered(est) == TRUE
+
+
+def test_clone_and_validation():
+    clone(RankTree(3, mode="prune"))
+    with pytest.raises(ValueError, match="mode"):
+        RankTree(mode="grow").fit(np.zeros((3, 1)), [[1, 2]] * 3)
+    with pytest.raises(ValueError, match="two labels"):
+        RankTree(1).fit(np.zeros((2, 1)), Rankings([[0, -1], [-1, 0]]))
+
+
+def test_node_losses_kernel_matches_brute_force(rng):
+    from rankclust.supervised._base import distances_to_centers
+    from rankclust.supervised.rank_tree import _node_losses
+    from tests.conftest import random_rankings
+
+    Y = random_rankings(rng, 30, 4, p_missing=0.3)
+    parent = np.array([-1, 0, 0, 1, 1])
+    node_rank = np.array([rng.permutation(4) for _ in range(5)])
+    leaf = rng.choice([2, 3, 4], size=30)
+    D = distances_to_centers(Y, node_rank)
+    expect = np.zeros(5)
+    for i, t in enumerate(leaf):
+        while t >= 0:
+            expect[t] += D[i, t]
+            t = parent[t]
+    np.testing.assert_allclose(_node_losses(leaf, parent, node_rank, Y), expect)
