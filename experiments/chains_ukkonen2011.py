@@ -207,7 +207,13 @@ def run_fig1(args: argparse.Namespace) -> None:
             ari.update(res)
             seconds = prev.get("seconds", 0.0) + time.time() - t0
             t0 = time.time()
-            save_section("fig1", {"trials": args.trials, "ari": ari, "seconds": seconds})
+            commands = prev.get("commands", [])
+            if " ".join(sys.argv) not in commands:
+                commands.append(" ".join(sys.argv))
+            save_section(
+                "fig1",
+                {"trials": args.trials, "ari": ari, "seconds": seconds, "commands": commands},
+            )
 
 
 def run_fig2(args: argparse.Namespace) -> None:
@@ -487,7 +493,10 @@ def render() -> None:
         for key, vals in s["ari"].items():
             cells = " | ".join(fmt(vals[m]) for m in methods)
             out.append(f"| {key} | {cells} | {len(vals[methods[0]])} |")
-        out.append(f"\nRun time {s['seconds']:.0f} s; `{s['meta']['command']}`.\n")
+        cmds = s.get("commands", [s["meta"]["command"]])
+        out.append(
+            f"\nRun time {s['seconds']:.0f} s; " + "; ".join(f"`{c}`" for c in cmds) + ".\n"
+        )
     if "real" in store:
         s = store["real"]
         out.append(
@@ -586,6 +595,12 @@ def render() -> None:
                     + "/".join(f"{x:.3f}" for x in v["null_norm"])
                     + " |"
                 )
+        out.append("")
+        for name, d in s.items():
+            out.append(
+                f"* {name}: {d['n_samples']} samples drawn in {d['sampling_s']:.0f} s (wall, "
+                f"shared machine); data: {d['reader']}."
+            )
         out.append("")
     out.append(NOTES)
     MD_PATH.write_text("\n".join(out) + "\n")

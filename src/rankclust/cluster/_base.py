@@ -111,9 +111,7 @@ def trusted_rankings(ranks: np.ndarray, *, kind: str = "subset") -> Rankings:
     millions of generated chains. The caller guarantees: int64, entries in ``-1..l_i-1``,
     dense positions.
     """
-    m = ranks.shape[1]
-    template = Rankings(np.empty((0, m), dtype=np.int64), kind=kind)
-    return template._replace(ranks=ranks)
+    return Rankings._from_trusted(ranks, kind=kind)
 
 
 def fix_empty_clusters(
