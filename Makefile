@@ -46,6 +46,10 @@ bench: $(STAMP) $(PEERS)/.installed
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py --peers-python $(PEERS)/bin/python
 
+fuzz: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[fuzz]"
+	PYTHON=$(BIN)/python fuzz/run.sh $(or $(FUZZ_SECONDS),60)
+
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
 

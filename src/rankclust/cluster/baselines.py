@@ -310,8 +310,8 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
         # k-means++-like seeds as in MallowsMixture
         seeds = MallowsMixture(k_comp, random_state=rng)
         seeds.init = "kmeans++"
-        data = seeds._prepare(R)
-        centers = seeds._seeds(data, rng)
+        blocks, _, _ = seeds._memory_blocks(R, None)
+        centers = seeds._seeds(blocks, rng)
         thetas = np.ones(k_comp)
         weights = np.full(k_comp, 1.0 / k_comp)
         method = self.center_method
