@@ -35,7 +35,7 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
-__all__ = ["KINDS", "Rankings", "check_rankings"]
+__all__ = ["KINDS", "MAX_PAIRWISE_BYTES", "MAX_RANK_MATRIX_BYTES", "Rankings", "check_rankings"]
 
 KINDS = ("subset", "top")
 Kind = Literal["subset", "top"]
@@ -290,6 +290,7 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else max_item + 1
         n_items = _check_n_items(n_items)
+        _check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
         for i, row in enumerate(rows):
             for j, pos in row:
@@ -324,9 +325,11 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
         n_items = _check_n_items(n_items)
+        _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         if (arr >= n_items).any():
             i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
             raise _row_error(i, f"item {arr[i, j]} is out of range [0, {n_items})")
+        _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         sorted_items = np.sort(arr, axis=1)
         dup = sorted_items[:, 1:] == sorted_items[:, :-1]
         if dup.any():
@@ -373,6 +376,9 @@ class Rankings:
             if nonint.any():
                 i, j = (int(x) for x in np.argwhere(nonint)[0])
                 raise _row_error(i, f"rank {arr[i, j].item()!r} of item {j} is not an integer")
+            huge = np.abs(filled) >= 2**62
+            if huge.any():
+                raise _row_error(int(np.argwhere(huge)[0, 0]), "rank is too large")
             arr = filled.astype(np.int64)
         neg = arr < 0
         if neg.any():
@@ -401,7 +407,7 @@ class Rankings:
         array([[ 1, -1,  0]])
         """
         arr = np.asarray(pairs)
-        if arr.size == 0:
+        if arr.size == 0 and arr.shape[0] == 0:
             arr = arr.reshape(0, 2)
         if arr.ndim != 2 or arr.shape[1] != 2:
             raise ValueError(f"pairs must have shape (n_pairs, 2), got {arr.shape}")
@@ -613,6 +619,9 @@ class Rankings:
         """Stack rankings over the same items and kind."""
         if not parts:
             raise ValueError("need at least one Rankings to concatenate")
+        for p in parts:
+            if not isinstance(p, Rankings):
+                raise TypeError(f"can only concatenate Rankings, got {type(p).__name__}")
         first = parts[0]
         for p in parts[1:]:
             if p.n_items != first.n_items or p.kind != first.kind or p.items != first.items:
@@ -659,6 +668,10 @@ class Rankings:
             lab = np.asarray(labels)
             if lab.shape != (n,):
                 raise ValueError(f"labels must have shape ({n},), got {lab.shape}")
+            if lab.dtype.kind == "f" and not np.all(lab == np.round(lab)):
+                raise ValueError("labels must be integers")
+            if lab.dtype.kind not in "iuf":
+                raise TypeError(f"labels must be integers, got dtype {lab.dtype}")
             lab = lab.astype(np.int64)
             if n and lab.min() < 0:
                 raise ValueError("labels must be non-negative")
@@ -666,6 +679,7 @@ class Rankings:
             if n and lab.max() >= k:
                 raise ValueError(f"labels must be < n_groups={k}")
             w = base if weights is None else base * _check_row_weights(weights, n)
+            _check_alloc(8.0 * k * m * m, MAX_PAIRWISE_BYTES, f"pairwise counts over {m} items")
             out = np.zeros((k, m, m))
             _nb_pair_counts_hard(self._ranks, np.ascontiguousarray(w, dtype=np.float64), lab, out)
             if self._kind == "top":
@@ -678,14 +692,15 @@ class Rankings:
             w2 = base[:, None]
             squeeze = True
         else:
-            wa = np.asarray(weights, dtype=np.float64)
+            wa = _check_row_weights(weights, n, ndim=(1, 2))
             squeeze = wa.ndim == 1
             if wa.ndim == 1:
                 wa = wa[:, None]
-            if wa.ndim != 2 or wa.shape[0] != n:
-                raise ValueError(f"weights must have shape ({n},) or ({n}, K), got {wa.shape}")
             w2 = wa * base[:, None]
         w2 = np.ascontiguousarray(w2)
+        _check_alloc(
+            8.0 * w2.shape[1] * m * m, MAX_PAIRWISE_BYTES, f"pairwise counts over {m} items"
+        )
         out = np.zeros((w2.shape[1], m, m))
         _nb_pair_counts_soft(self._ranks, w2, out)
         if self._kind == "top":
@@ -753,6 +768,8 @@ def check_rankings(
 
 
 def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
+    if hasattr(data, "tocsr") or hasattr(data, "todense"):
+        raise TypeError("sparse matrices are not supported as rankings; pass a dense array")
     if isinstance(data, np.ndarray):
         arr = data
     else:
@@ -795,6 +812,8 @@ def _as_rank_matrix(ranks: Any) -> np.ndarray:
         if nonint.any():
             i, j = (int(x) for x in np.argwhere(nonint)[0])
             raise _row_error(i, f"position {arr[i, j].item()!r} of item {j} is not an integer")
+    if arr.dtype.kind == "f" and (np.abs(arr) >= 2**62).any():
+        raise _row_error(int(np.argwhere(np.abs(arr) >= 2**62)[0, 0]), "position is too large")
     arr = arr.astype(np.int64)
     bad = arr < -1
     if bad.any():
@@ -814,6 +833,8 @@ def _as_item(item: Any, row: int) -> int:
         raise _row_error(row, f"item {item!r} is not an integer")
     if j < 0:
         raise _row_error(row, f"item {j} is negative")
+    if j >= 2**62:
+        raise _row_error(row, f"item {j} is too large")
     return j
 
 
@@ -823,11 +844,34 @@ def _check_n_items(n_items: Any) -> int:
     return int(n_items)
 
 
-def _check_row_weights(weights: Any, n: int) -> np.ndarray:
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"weights must have shape ({n},), got {w.shape}")
+def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Finite, non-negative per-row weights of shape (n,) (or (n, K) when 2 in ``ndim``)."""
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("weights must be numeric") from None
+    if w.ndim not in ndim or w.shape[0] != n:
+        shapes = " or ".join(f"({n},)" if d == 1 else f"({n}, K)" for d in ndim)
+        raise ValueError(f"weights must have shape {shapes}, got {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.argwhere(bad)[0, 0])
+        raise _row_error(i, "weight is NaN, infinite or negative")
     return w
+
+
+#: Largest pairwise-count result (K m^2 float64) that pairwise_counts allocates.
+MAX_PAIRWISE_BYTES = 4 * 2**30
+#: Largest rank matrix (n m int64) that from_orderings allocates.
+MAX_RANK_MATRIX_BYTES = 8 * 2**30
+
+
+def _check_alloc(n_bytes: float, limit: int, what: str) -> None:
+    if n_bytes > limit:
+        raise ValueError(
+            f"{what} would need {n_bytes / 2**30:.1f} GiB (limit {limit / 2**30:.0f} GiB); "
+            "reduce the number of items or rows"
+        )
 
 
 def _check_weights(weights: Any, n: int) -> np.ndarray | None:
