@@ -340,7 +340,14 @@ def _encode_special(enc: _Encoder, value: Any, where: str) -> Any:
 
 
 def _post_load(obj: Any) -> None:
-    """Rebuild derived objects that are not stored (a neighbours estimator's search tree)."""
+    """Rebuild derived objects that are not stored (a neighbours estimator's search tree).
+
+    A rankclust estimator that keeps such an object defines ``_rebuild_after_load()``.
+    """
+    hook = getattr(obj, "_rebuild_after_load", None)
+    if callable(hook):
+        hook()
+        return
     tree = getattr(obj, "_tree", None)
     if isinstance(tree, dict) and "__neighbors_tree__" in tree:
         from sklearn import neighbors

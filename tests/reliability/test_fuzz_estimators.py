@@ -153,25 +153,10 @@ _SVD = (
     "defect: {} fit on finite features scaled by 1e300 dies in numpy "
     "(LinAlgError 'SVD did not converge') instead of a clean error or a fit"
 )
-_NO_PAIRS = (
-    "defect: {} clusters rankings of m = {} items (no pair of items to compare) and returns "
-    "arbitrary labels instead of a clear error (the mixtures refuse m < 2)"
-)
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {
     ("CPMMC", "huge-X"): _SVD.format("CPMMC"),
     ("CPCMMC", "huge-X"): _SVD.format("CPCMMC"),
     ("M2SORC", "huge-X"): _SVD.format("M2SORC"),
-    ("CompletionMallowsMixture", "zero-weights"): "defect: CompletionMallowsMixture on "
-    "Rankings whose weights are all zero dies in numpy ('probabilities contain NaN') "
-    "instead of 'the weights sum to zero'",
-    ("ChainKMeans", "no-items"): _NO_PAIRS.format("ChainKMeans", 0),
-    ("ChainKMeans", "m=1"): _NO_PAIRS.format("ChainKMeans", 1),
-    ("KOMeans", "no-items"): _NO_PAIRS.format("KOMeans", 0),
-    ("KOMeans", "m=1"): _NO_PAIRS.format("KOMeans", 1),
-    ("ChainKMeans", "sample_weight-zeros"): "defect: ChainKMeans.fit accepts "
-    "sample_weight of all zeros (silently fits nothing)",
-    ("KOMeans", "sample_weight-zeros"): "defect: KOMeans.fit accepts sample_weight of all "
-    "zeros (silently fits nothing)",
 }
 
 

@@ -37,9 +37,12 @@ def check_chains(R: Any, *, name: str = "R", n_items: int | None = None) -> Rank
             f"{name}: kind='top' rankings are not chains; call R.with_kind('subset') to cluster "
             "the listed items as chains (absent items then carry no information)"
         )
-    return check_rankings(
+    R = check_rankings(
         R, kind="subset", allow_ties=False, kinds=("subset",), n_items=n_items, name=name
     )
+    if R.n_items < 2:
+        raise ValueError(f"{name} has {R.n_items} item(s); chains need at least 2 to be ordered")
+    return R
 
 
 def _orders_from_ranks(ranks, out):  # pragma: no cover - compiled below

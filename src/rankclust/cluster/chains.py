@@ -528,6 +528,8 @@ array-like of shape (n,), default="random_partition"
             n = R_mem.n_rankings
             sw = None if sample_weight is None else _row_weights(sample_weight, n)
             w = R_mem.weights if sw is None else R_mem.weights * sw
+            if n and not w.sum() > 0:
+                raise ValueError("the weights of the chains sum to zero")
             blocks = [(R_mem, *chain_orders(R_mem))]
             sizes = np.array([n])
             sw_blocks = [sw]

@@ -295,6 +295,8 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
             sw = np.asarray(sample_weight, dtype=np.float64)
             if sw.shape != (n,) or not np.isfinite(sw).all() or (sw < 0).any():
                 raise ValueError(f"sample_weight must be finite, non-negative, shape ({n},)")
+            if n and not (R.weights * sw).sum() > 0:
+                raise ValueError("the weights of the orders sum to zero")
         rng = check_random_state(self.random_state)
         data = _OrderData(R, sw)
         best = None

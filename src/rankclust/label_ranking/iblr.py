@@ -150,6 +150,10 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             self._index = None
             self._sqnorm = np.einsum("ij,ij->i", self._Z, self._Z)
 
+    def _rebuild_after_load(self) -> None:
+        """Rebuild the search tree, which :func:`rankclust.persistence.save` does not store."""
+        self._fit_index(self._Z)
+
     def _kneighbors(self, Zq: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Distances and indices of the k nearest training rows, sorted by (distance, index)."""
         if Zq.shape[0] == 0:
