@@ -91,9 +91,6 @@ EXCLUDED: dict[str, dict[str, str]] = {
         "check_pipeline_consistency": _RANKS_INPUT,
         "check_estimators_nan_inf": "NaN is the documented missing-rank marker of the 1-based "
         "rank format (and the check's floats are not ranks); inf is refused by Rankings",
-        "check_estimator_sparse_array": "sparse input is refused with 'expected a 2-d array "
-        "... got ndim=0' (not the word 'sparse'); see the xfail in test_fuzz_rankings",
-        "check_estimator_sparse_matrix": "as check_estimator_sparse_array",
         "check_estimators_pickle": _RANKS_INPUT + _COVERED.format("test_pickle_round_trip"),
         "check_f_contiguous_array_estimator": _RANKS_INPUT
         + "; Rankings stores a C-contiguous copy",
@@ -286,23 +283,7 @@ NOT_FITTED_DEFECTS = {
 }
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: supervised estimators raise AttributeError "
-                "('no attribute central_rankings_') instead of NotFittedError when used "
-                "before fit (SupervisedClusteringMixin should call check_is_fitted)",
-            ),
-        )
-        if n in NOT_FITTED_DEFECTS
-        else n
-        for n in ESTIMATORS
-    ],
-)
+@pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_not_fitted_error(name):
     cls = ESTIMATORS[name]
     args = fit_args(cls)

@@ -209,7 +209,8 @@ class SupervisedClusteringMixin:
             1-based ranks (``ranks[i, j]`` = rank of label ``j``, 1 = best), the label-ranking
             CSV convention; ``Rankings.from_ranks`` reads it back.
         """
-        return self.central_rankings_.ranks[self.predict(X)] + 1
+        labels = self.predict(X)  # checks the fit first (NotFittedError)
+        return self.central_rankings_.ranks[labels] + 1
 
     def score(self, X: Any, Y: Any) -> float:
         """Mean Kendall tau between ``Y`` and the predicted rankings (``1 - 2 loss_LR``)."""
