@@ -229,17 +229,6 @@ def test_more_clusters_than_distinct_rankings(name):
         ("MallowsMixture", {"theta_init": 1e-12}),
         ("MallowsMixture", {"theta_init": 1e6}),
         ("MallowsMixture", {"init": "random"}),
-        pytest.param(
-            "PlackettLuceMixture",
-            {"init_scale": 0.0},
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="defect: PlackettLuceMixture(init_scale=0) is accepted "
-                "(Interval [0, inf)) but starts every component at the uniform model, a "
-                "symmetric fixed point of EM: the fit silently finds one cluster (ARI 0 on "
-                "two well separated groups); require init_scale > 0 or break the symmetry",
-            ),
-        ),
         ("PlackettLuceMixture", {"init_scale": 1e3}),
         ("PlackettLuceMixture", {"init": "random"}),
     ],
@@ -274,3 +263,12 @@ def test_responsibilities_of_far_rankings_are_finite(name):
     proba = est.predict_proba(far)
     assert np.isfinite(proba).all()
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_plackett_luce_mixture_refuses_a_symmetric_start():
+    """init_scale=0 starts every component at the uniform model, a fixed point of EM."""
+    from rankclust.cluster import PlackettLuceMixture
+
+    R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0]] * 5)
+    with pytest.raises(ValueError, match="init_scale"):
+        PlackettLuceMixture(2, init_scale=0.0).fit(R)

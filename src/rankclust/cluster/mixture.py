@@ -1038,7 +1038,8 @@ class PlackettLuceMixture(_RankingMixture):
         **_RankingMixture._parameter_constraints,
         "mm_steps": [Interval(numbers.Integral, 1, None)],
         "alpha": [Interval(numbers.Real, 0, None)],
-        "init_scale": [Interval(numbers.Real, 0, None)],
+        # 0 would start every component at the uniform model, a symmetric fixed point of EM
+        "init_scale": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     def __init__(
