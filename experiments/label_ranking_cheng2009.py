@@ -264,8 +264,10 @@ def _fmt(x, nd=3):
 def report(rows, datasets, title, reps, paper=True) -> str:
     agg = aggregate(rows, reps)
     lines = [f"## {title}", ""]
-    n_folds = {agg[k]["n"] for k in agg if k[0] in datasets}
-    lines.append(f"Folds per cell: {sorted(n_folds)} (10 per repetition).")
+    lines.append(
+        f"Every cell is a mean over {10 * reps} folds ({reps} x 10-fold CV); '–' = not run "
+        "(or not all folds run)."
+    )
     lines.append("")
     for p in RATES:
         lines.append(f"### {int(p * 100)} % of the training labels missing")
@@ -281,7 +283,11 @@ def report(rows, datasets, title, reps, paper=True) -> str:
         cols = {m: [] for m in METHODS}
         pcols = {m: [] for m in ("CC", "IBLR", "LRT")}
         for name in datasets:
-            cell = {m: agg.get((name, p, m)) for m in METHODS}
+            # a cell is shown only when every fold of every repetition is in
+            cell = {
+                m: c if (c := agg.get((name, p, m))) and c["n"] == 10 * reps else None
+                for m in METHODS
+            }
             vals = [_fmt(cell[m]["mean"]) if cell[m] else "–" for m in METHODS]
             for m in METHODS:
                 cols[m].append(cell[m]["mean"] if cell[m] else np.nan)

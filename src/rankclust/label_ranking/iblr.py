@@ -38,8 +38,13 @@ __all__ = ["IBLR", "K_GRID", "IBLRMallows", "IBLRPlackettLuce"]
 #: Neighbourhood sizes tried by ``n_neighbors="auto"`` (restricted to ``[1, n_train - 1]``).
 K_GRID = (2, 3, 5, 7, 10, 15, 20, 30, 50)
 
-# queries per batch of the local fits (bounds the (Q, k, m) neighbour-rank buffer)
-_CHUNK = 4096
+# entries of the (Q, k, m) neighbour-rank buffer per batch of local fits (about 32 MB)
+_BUFFER = 2**22
+
+
+def _chunk(k: int, m: int) -> int:
+    """Queries per batch so that the neighbour ranks of a batch stay within ``_BUFFER``."""
+    return max(1, _BUFFER // max(1, k * m))
 
 
 class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
@@ -234,8 +239,9 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
         out = np.empty((ind.shape[0], self.n_items_), dtype=np.int64)
         wd = self._neighbour_weights(dist)
-        for s in range(0, ind.shape[0], _CHUNK):
-            sl = slice(s, s + _CHUNK)
+        step = _chunk(ind.shape[1], self.n_items_)
+        for s in range(0, ind.shape[0], step):
+            sl = slice(s, s + step)
             out[sl] = self._local_fit(ind[sl], wd[sl])[0]
         return out
 
@@ -433,11 +439,12 @@ class IBLRMallows(_BaseIBLR):
         """
         dist, ind = self._neighbours(X)
         wd = self._neighbour_weights(dist)
+        step = _chunk(ind.shape[1], self.n_items_)
         mean = (
             np.concatenate(
                 [
-                    self._local_fit(ind[s : s + _CHUNK], wd[s : s + _CHUNK])[1]
-                    for s in range(0, ind.shape[0], _CHUNK)
+                    self._local_fit(ind[s : s + step], wd[s : s + step])[1]
+                    for s in range(0, ind.shape[0], step)
                 ]
             )
             if ind.shape[0]
