@@ -220,3 +220,15 @@ def test_grid_is_extended_while_the_largest_k_wins(rng):
     assert grown.n_neighbors_ > 10
     assert set(fixed.cv_scores_) < set(grown.cv_scores_)
     assert grown.cv_scores_[grown.n_neighbors_] == max(grown.cv_scores_.values())
+
+
+def test_large_k_uses_exact_search(rng):
+    X = rng.random((300, 3))
+    R = random_rankings(rng, 300, 4)
+    model = IBLRMallows(n_neighbors=200, algorithm="kd_tree").fit(X, R)
+    dist, _ = model._neighbours(X[:5])
+    ref_d, _ = (
+        NearestNeighbors(n_neighbors=200).fit(model._scale(X)).kneighbors(model._scale(X[:5]))
+    )
+    np.testing.assert_allclose(dist, ref_d, atol=1e-9)
+    assert (np.diff(dist, axis=1) >= 0).all()

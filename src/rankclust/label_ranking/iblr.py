@@ -140,20 +140,22 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
 
         scikit-learn's KD-tree (``"kd_tree"``; ``"auto"`` with at most 15 features), ball tree,
         or exact brute force (``"auto"`` beyond 15 features), called directly: the
-        ``NearestNeighbors`` wrapper would re-validate every query batch.
+        ``NearestNeighbors`` wrapper would re-validate every query batch. Queries for more
+        than ``max(64, n/32)`` neighbours always use brute force (a tree search for a large
+        share of the data degenerates into a slow sort).
         """
         algorithm = self.algorithm
         if algorithm == "auto":
             algorithm = "kd_tree" if Z.shape[1] <= 15 else "brute"
         self.algorithm_ = algorithm
         self._Z = np.ascontiguousarray(Z)
+        self._sqnorm = np.einsum("ij,ij->i", self._Z, self._Z)
         if algorithm == "kd_tree":
             self._index = KDTree(self._Z)
         elif algorithm == "ball_tree":
             self._index = BallTree(self._Z)
         else:
             self._index = None
-            self._sqnorm = np.einsum("ij,ij->i", self._Z, self._Z)
 
     def _rebuild_after_load(self) -> None:
         """Rebuild the search tree, which :func:`rankclust.persistence.save` does not store."""
@@ -163,7 +165,9 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         """Distances and indices of the k nearest training rows, sorted by (distance, index)."""
         if Zq.shape[0] == 0:
             return np.empty((0, k)), np.empty((0, k), dtype=np.intp)
-        if self._index is not None:
+        n = self._Z.shape[0]
+        # a tree only pays off for small k: a query for a large share of the data is a sort
+        if self._index is not None and k <= max(64, n // 32):
             dist, ind = self._index.query(Zq, k=k)
         else:
             dist = np.empty((Zq.shape[0], k))
