@@ -332,3 +332,88 @@ def test_short_chains_are_accepted():
     km = ChainKMeans(2, init=np.array([0, 0, 1, 1])).fit(R)
     assert km.labels_.shape == (4,)
     assert np.isfinite(km.objective_)
+
+
+# ------------------------------------------------- scikit-learn transformer / clusterer contract
+# These test, on ranking data, the properties of scikit-learn's check_clustering,
+# check_transformer_general, check_transformer_data_not_an_array and check_transformer_n_iter,
+# which cannot run on their float feature matrices (see tests/reliability/test_estimator_checks).
+
+
+def _rank_inputs(R: Rankings) -> dict:
+    """The same chains as a Rankings, int 1-based ranks, float ranks with NaN, nested lists."""
+    ranks = R.to_ranks()
+    nan_ranks = np.where(ranks > 0, ranks, np.nan)
+    return {
+        "rankings": R,
+        "int_ranks": ranks,
+        "nan_ranks": nan_ranks,
+        "list": ranks.tolist(),
+        "readonly": ranks.copy(),  # made read-only by the test
+    }
+
+
+def test_transformer_tags_and_mixins():
+    from sklearn.base import TransformerMixin
+    from sklearn.utils import get_tags
+
+    tags = get_tags(ChainKMeans())
+    assert isinstance(ChainKMeans(), TransformerMixin)
+    assert tags.estimator_type == "clusterer"
+    assert tags.transformer_tags is not None
+    assert tags.transformer_tags.preserves_dtype == []  # distances are float64 for int ranks
+    assert tags.input_tags.allow_nan and tags.input_tags.positive_only
+    with pytest.raises(ValueError, match="negative"):
+        ChainKMeans(1).fit(np.array([[1, -2, 3], [1, 2, 3]]))
+    with pytest.raises(ValueError, match="infinite"):  # NaN marks absent items, inf is refused
+        ChainKMeans(1).fit(np.array([[1, np.inf, 3], [1, 2, 3]]))
+
+
+@pytest.mark.parametrize("kind", ["rankings", "int_ranks", "nan_ranks", "list", "readonly"])
+def test_transformer_contract_on_ranking_inputs(kind):
+    R, _ = make_planted_chains(120, n_items=8, length=(2, 6), n_clusters=3, random_state=5)
+    data = _rank_inputs(R)[kind]
+    if kind == "readonly":
+        data.flags.writeable = False
+    est = ChainKMeans(3, n_init=2, random_state=0)
+    Xt = clone(est).fit_transform(data)
+    fitted = clone(est).fit(data)
+    assert Xt.shape == (120, 3) and Xt.dtype == np.float64
+    np.testing.assert_array_equal(Xt, fitted.transform(data))
+    np.testing.assert_array_equal(Xt, clone(est).fit_transform(data))  # deterministic
+    # the same chains in every input format give the same fit
+    ref = clone(est).fit(R)
+    np.testing.assert_array_equal(fitted.labels_, ref.labels_)
+    np.testing.assert_array_equal(Xt, ref.transform(R))
+    assert fitted.n_iter_ >= 1
+    with pytest.raises(ValueError, match="items"):
+        fitted.transform(R.to_ranks()[:, :-1])
+    names = fitted.get_feature_names_out()
+    assert names.tolist() == ["chainkmeans0", "chainkmeans1", "chainkmeans2"]
+
+
+def test_clusterer_contract_on_rankings():
+    R, y = make_planted_chains(150, n_items=10, length=5, n_clusters=3, random_state=2)
+    est = ChainKMeans(3, n_init=3, random_state=0)
+    labels = est.fit(R).labels_
+    assert labels.shape == (150,) and labels.dtype == np.int64
+    assert adjusted_rand_score(y, labels) > 0.9
+    np.testing.assert_array_equal(clone(est).fit_predict(R), labels)
+    np.testing.assert_array_equal(np.unique(labels), np.arange(3))
+    # noise chains (uniformly random) still give labels 0..K-1 with every cluster used
+    noisy = Rankings(np.vstack([R.ranks, random_chains(np.random.default_rng(7), 15, 10).ranks]))
+    assert np.unique(clone(est).fit_predict(noisy)).tolist() == [0, 1, 2]
+
+
+def test_in_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    R, _ = make_planted_chains(80, n_items=8, length=4, n_clusters=2, random_state=3)
+    pipe = make_pipeline(ChainKMeans(2, n_init=2, random_state=0), StandardScaler())
+    Z = pipe.fit_transform(R)
+    assert Z.shape == (80, 2)
+    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(pipe.transform(R), Z)
+    with pytest.raises(NotFittedError):
+        ChainKMeans(2).get_feature_names_out()

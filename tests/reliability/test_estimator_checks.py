@@ -153,10 +153,36 @@ _K1_CHECKS = (
     "check_fit2d_predict1d",
 )
 
-#: Estimators on which scikit-learn's check generator itself raises (routed defects).
-CHECKS_CANNOT_RUN = {
-    "ChainKMeans": "defines transform() without TransformerMixin / transformer_tags",
-    "KOMeans": "defines transform() without TransformerMixin / transformer_tags",
+_RANKS_TRANSFORM = (
+    _RANKS_INPUT
+    + "; the same property (fit_transform == fit().transform, deterministic for a seed, "
+    "n_samples rows, a ValueError for a wrong number of items) is tested on rankings, rank "
+    "arrays with 0 or NaN, nested lists and read-only arrays in {}::"
+    "test_transformer_contract_on_ranking_inputs"
+)
+_RANKS_CLUSTERING = (
+    _RANKS_INPUT
+    + "; the same properties (labels_ int of shape (n,), fit_predict == labels_, labels "
+    "0..K-1 with noise rows added, ARI > 0.9 on planted clusters) are tested on chains in "
+    "{}::test_clusterer_contract_on_rankings"
+)
+
+
+def _ranking_transformer_clusterer(test_module: str) -> dict[str, str]:
+    """The clusterer and transformer checks of a clusterer-transformer of rankings."""
+    return {
+        "check_clustering": _RANKS_CLUSTERING.format(test_module),
+        "check_transformer_general": _RANKS_TRANSFORM.format(test_module),
+        "check_transformer_data_not_an_array": _RANKS_TRANSFORM.format(test_module),
+        "check_transformer_n_iter": _RANKS_INPUT + "; n_iter_ >= 1 is asserted in "
+        f"{test_module}::test_transformer_contract_on_ranking_inputs",
+    }
+
+
+#: Further checks that do not apply, per estimator (on top of its family's), with the reason.
+EXCLUDED_BY_ESTIMATOR: dict[str, dict[str, str]] = {
+    "ChainKMeans": _ranking_transformer_clusterer("tests/cluster/test_chains.py"),
+    "KOMeans": _ranking_transformer_clusterer("tests/cluster/test_komeans.py"),
 }
 
 
@@ -172,12 +198,13 @@ def expected_failed_checks(est) -> dict[str, str]:
     cls = type(est)
     fam = family(cls)
     out = dict(EXCLUDED[fam])
+    out.update(EXCLUDED_BY_ESTIMATOR.get(cls.__name__, {}))
     if fam == "features" and (_min_clusters(cls) or 1) >= 2:
         out.update(dict.fromkeys(_K1_CHECKS, _K1))
     return out
 
 
-@pytest.mark.parametrize("name", [n for n in ESTIMATORS if n not in CHECKS_CANNOT_RUN])
+@pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_sklearn_compatible_estimator(name):
     """scikit-learn's checks: every check passes except the documented exclusions, and each
     exclusion really fails (a strict xfail: a stale exclusion fails this test).
@@ -203,21 +230,6 @@ def test_sklearn_compatible_estimator(name):
         }
     )
     assert not stale, f"listed as excluded but passing (update EXCLUDED): {stale}"
-
-
-@pytest.mark.parametrize("name", sorted(CHECKS_CANNOT_RUN))
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: ChainKMeans/KOMeans define transform() but neither inherit "
-    "TransformerMixin nor set transformer_tags, so sklearn's check_estimator aborts "
-    "('seems to be a Transformer, but the transformer_tags tag is not set')",
-)
-def test_sklearn_checks_can_be_generated(name):
-    if name not in ESTIMATORS:
-        pytest.skip(f"{name} is not there")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_estimator(make(ESTIMATORS[name]), on_fail=None, on_skip=None)
 
 
 # ------------------------------------------------------------------ contract, every estimator

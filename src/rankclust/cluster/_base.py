@@ -16,7 +16,30 @@ import numpy as np
 
 from rankclust.rankings import Rankings, check_rankings
 
-__all__ = ["chain_orders", "check_chains", "fix_empty_clusters", "objective_of"]
+__all__ = [
+    "RankingsInputMixin",
+    "chain_orders",
+    "check_chains",
+    "fix_empty_clusters",
+    "objective_of",
+]
+
+
+class RankingsInputMixin:
+    """Estimator tags of the clusterers whose ``X`` is rankings (a Rankings or 1-based ranks).
+
+    scikit-learn has no tag for "X is a rank matrix"; these are the input tags that are true of
+    it, so that meta-estimators and :func:`sklearn.utils.estimator_checks.check_estimator` see
+    them: ``allow_nan`` (NaN, like 0, marks an absent item in the 1-based rank format of
+    :meth:`Rankings.from_ranks`) and ``positive_only`` (ranks are >= 1, 0 absent; a negative
+    entry is refused with a ``ValueError``). Put it first among the bases.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.input_tags.allow_nan = True
+        tags.input_tags.positive_only = True
+        return tags
 
 
 def check_chains(R: Any, *, name: str = "R", n_items: int | None = None) -> Rankings:

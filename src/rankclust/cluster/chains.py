@@ -20,7 +20,12 @@ from typing import Any, ClassVar
 
 import numba
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -33,6 +38,7 @@ from rankclust._dask import (
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.cluster._base import (
+    RankingsInputMixin,
     chain_orders,
     check_chains,
     fix_empty_clusters,
@@ -344,8 +350,20 @@ def _fix_empty_blocks(
 # --------------------------------------------------------------------------------------------
 # the estimator
 # --------------------------------------------------------------------------------------------
-class ChainKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class ChainKMeans(
+    RankingsInputMixin,
+    ValidatedParamsMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
     """Lloyd's k-means for chains with pair-order centroids (Ukkonen 2011).
+
+    A scikit-learn clusterer and transformer, like :class:`sklearn.cluster.KMeans`:
+    :meth:`transform` maps chains to their distances to the K centroids (``fit_transform``
+    and ``get_feature_names_out`` come from scikit-learn's mixins), so it fits in a
+    :class:`~sklearn.pipeline.Pipeline`. The input ``R`` is rankings, not a feature matrix.
 
     Parameters
     ----------
@@ -445,6 +463,10 @@ array-like of shape (n,), default="random_partition"
     >>> from sklearn.metrics import adjusted_rand_score
     >>> adjusted_rand_score(y, km.labels_) > 0.9
     True
+    >>> km.transform(R).shape  # distance of each chain to each centroid
+    (300, 2)
+    >>> km.get_feature_names_out().tolist()
+    ['chainkmeans0', 'chainkmeans1']
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -693,6 +715,11 @@ array-like of shape (n,), default="random_partition"
             return map_method(self, R, "transform", (self.n_clusters_,), np.float64)
         R = self._check_fitted_input(R)
         return chain_distance(R, self.centroids_)
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.n_clusters_
 
     def predict(self, R: Any) -> np.ndarray:
         """Nearest centroid of each chain (lowest index on ties), shape (n,)."""

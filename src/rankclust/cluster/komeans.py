@@ -26,12 +26,18 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import ndtri
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.cluster._base import (
+    RankingsInputMixin,
     chain_orders,
     check_chains,
     fix_empty_clusters,
@@ -40,6 +46,9 @@ from rankclust.cluster._base import (
 from rankclust.rankings import Rankings
 
 __all__ = ["KOMeans", "central_order_ebc", "central_order_tmse"]
+
+#: Initialisations of :class:`KOMeans`.
+INITS = ("random_partition", "k-means++")
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,10 +184,99 @@ def central_order_ebc(
 
 
 # --------------------------------------------------------------------------------------------
+# initialisation
+# --------------------------------------------------------------------------------------------
+def _sample_rows(cum: np.ndarray, size: int, rng: np.random.RandomState) -> np.ndarray:
+    """``size`` rows drawn with probability proportional to the increments of ``cum``.
+
+    ``side="right"`` gives a row of zero mass an empty interval, so it is never drawn.
+    """
+    r = rng.random_sample(size) * cum[-1]
+    return np.minimum(np.searchsorted(cum, r, side="right"), len(cum) - 1)
+
+
+def _kmeanspp_orders(
+    data: _OrderData,
+    n_clusters: int,
+    kendall: bool,
+    rng: np.random.RandomState,
+    n_local_trials: int | None = None,
+) -> np.ndarray:
+    """Greedy k-means++ seeding with the k-o'means dissimilarity (trusted input).
+
+    The first seed is an order drawn with probability proportional to its weight ``w_i``; each
+    further seed is the best (lowest total ``sum_i w_i min_s d(O_i, O_s)``) of
+    ``n_local_trials`` orders drawn with probability proportional to ``w_i D_i``, ``D_i`` the
+    dissimilarity of order i to its closest seed so far (scikit-learn's greedy k-means++).
+    An order serves as a central order as it is: its rank row is the position vector the
+    dissimilarity kernel takes (items it lacks are absent). When every ``D_i`` is 0 (fewer
+    distinct orders than clusters) the draw falls back to the weights.
+
+    Parameters
+    ----------
+    data : _OrderData
+    n_clusters : int
+    kendall : bool
+        Normalised Kendall distance instead of ``1 - rho``.
+    rng : RandomState
+    n_local_trials : int, optional
+        Candidates per seed; default ``2 + int(log(n_clusters))``.
+
+    Returns
+    -------
+    seeds : ndarray of int64, shape (n_clusters,)
+        Row indices of the seed orders.
+
+    Notes
+    -----
+    Complexity: O(K t sum_i l_i^2) time with t local trials, O(n t) memory.
+    """
+    if n_local_trials is None:
+        n_local_trials = 2 + int(np.log(n_clusters))
+    ranks = data.R.ranks
+    cum_w = np.cumsum(data.w)
+    seeds = np.empty(n_clusters, dtype=np.int64)
+    seeds[0] = _sample_rows(cum_w, 1, rng)[0]
+    closest = data.dissimilarities(ranks[seeds[:1]], kendall)[:, 0]
+    for c in range(1, n_clusters):
+        cum_d = np.cumsum(data.w * closest)
+        cand = _sample_rows(cum_d if cum_d[-1] > 0 else cum_w, n_local_trials, rng)
+        D = np.minimum(closest[:, None], data.dissimilarities(ranks[cand], kendall))
+        best = int(np.argmin(data.w @ D))
+        seeds[c] = cand[best]
+        closest = D[:, best]
+    return seeds
+
+
+def _nearest_seed_labels(
+    data: _OrderData, seeds: np.ndarray, kendall: bool, rng: np.random.RandomState
+) -> np.ndarray:
+    """Each order joins its most similar seed; exact ties are broken uniformly at random.
+
+    Random ties matter: an order sharing fewer than two items with every seed is equally far
+    from all of them, and sending all such orders to seed 0 would start from one huge cluster.
+    """
+    D = data.dissimilarities(data.R.ranks[seeds], kendall)
+    tied = D <= D.min(axis=1, keepdims=True)
+    return np.argmax(np.where(tied, rng.random_sample(D.shape), -1.0), axis=1).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
 # estimator
 # --------------------------------------------------------------------------------------------
-class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class KOMeans(
+    RankingsInputMixin,
+    ValidatedParamsMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
     """k-o'means clustering of orders (Kamishima & Akaho), **re-implemented**.
+
+    A scikit-learn clusterer and transformer: :meth:`transform` maps orders to their
+    dissimilarities to the central orders (``fit_transform`` and ``get_feature_names_out`` come
+    from scikit-learn's mixins). The input ``R`` is rankings, not a feature matrix.
 
     Parameters
     ----------
@@ -190,8 +288,19 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         Dissimilarity on common items: ``1 - rho`` (Spearman, as in the original; 0..2, and 1
         when fewer than two items are shared) or the normalised Kendall distance (0..1, 0.5
         when fewer than two items are shared).
+    init : {"random_partition", "k-means++"}, default="random_partition"
+        Initialisation of each restart:
+
+        * ``"random_partition"`` -- uniform random labels (Kamishima & Akaho's algorithm);
+        * ``"k-means++"`` -- k-means++ seeding (Arthur & Vassilvitskii 2007) with the
+          dissimilarity ``d`` of ``metric``: the first seed is an order drawn in proportion
+          to its weight, each further seed the best of ``2 + int(log K)`` orders drawn with
+          probability proportional to ``w_i D_i`` (``D_i`` = dissimilarity of order i to its
+          closest seed); each order then joins its closest seed (ties at random). For
+          Spearman, ``1 - rho`` is proportional to the squared Euclidean distance of the rank
+          vectors on the common items, so this is the D^2 weighting of k-means++.
     n_init : int, default=10
-        Random restarts; the partition with the smallest total dissimilarity is kept.
+        Restarts; the partition with the smallest total dissimilarity is kept.
     max_iter : int, default=100
     empty_cluster : {"reseed", "drop"}, default="reseed"
         ``"reseed"`` moves the chain with the largest dissimilarity to its centre into an empty
@@ -219,17 +328,26 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     -----
     The algorithm (Kamishima & Akaho 2009, Fig. 15.1): random partition; repeat {central order
     per cluster; assign each order to the most similar central order} until no order moves or
-    ``max_iter``. Choices not fixed by the descriptions: the 1/2 smoothing of the pair
-    probabilities in TMSE, dissimilarity 1 (rho = 0) with fewer than two common items, ties in
-    the assignment keep the current cluster, then the lowest index.
+    ``max_iter`` (``init="k-means++"`` replaces the random partition by a seeding). Choices not
+    fixed by the descriptions: the 1/2 smoothing of the pair probabilities in TMSE,
+    dissimilarity 1 (rho = 0) with fewer than two common items, ties in the assignment keep the
+    current cluster, then the lowest index.
 
-    Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration, O(n K + K m^2) memory.
+    k-means++ against the random partition, one restart each (``n_init=1``), 12 seeds of an
+    8-component Mallows mixture of complete rankings (``make_mallows_mixture(480, 12, 8,
+    thetas=1.0)``): ARI >= 0.9 in 10 / 5 runs (Spearman, TMSE), in about half the Lloyd
+    iterations. On partial orders of Mallows mixtures with fewer components the two are close;
+    the default stays the published random partition.
+
+    Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration, O(n K + K m^2) memory;
+    the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart.
 
     References
     ----------
     T. Kamishima and J. Fujiki, "Clustering orders", Discovery Science 2003.
     T. Kamishima and S. Akaho, "Efficient clustering for orders", ICDM workshops 2006; and in
     *Mining Complex Data*, Studies in Computational Intelligence 165, Springer 2009, 261-279.
+    D. Arthur and S. Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007.
 
     Examples
     --------
@@ -239,12 +357,17 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     >>> from sklearn.metrics import adjusted_rand_score
     >>> adjusted_rand_score(y, km.labels_) > 0.9
     True
+    >>> km = KOMeans(n_clusters=2, init="k-means++", n_init=1, random_state=0)
+    >>> D = km.fit_transform(R)  # dissimilarity of each order to each central order
+    >>> D.shape, adjusted_rand_score(y, km.labels_) > 0.9
+    ((300, 2), True)
     """
 
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(int, 1, None)],
         "centroid": [StrOptions({"tmse", "ebc"})],
         "metric": [StrOptions({"spearman", "kendall"})],
+        "init": [StrOptions(set(INITS))],
         "n_init": [Interval(int, 1, None)],
         "max_iter": [Interval(int, 1, None)],
         "empty_cluster": [StrOptions({"reseed", "drop"})],
@@ -257,6 +380,7 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         *,
         centroid: str = "tmse",
         metric: str = "spearman",
+        init: str = "random_partition",
         n_init: int = 10,
         max_iter: int = 100,
         empty_cluster: str = "reseed",
@@ -265,6 +389,7 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         self.n_clusters = n_clusters
         self.centroid = centroid
         self.metric = metric
+        self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
         self.empty_cluster = empty_cluster
@@ -299,9 +424,15 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
                 raise ValueError("the weights of the orders sum to zero")
         rng = check_random_state(self.random_state)
         data = _OrderData(R, sw)
+        kendall = self.metric == "kendall"
         best = None
         for _ in range(self.n_init):
-            run = self._single_run(data, rng.randint(K, size=n).astype(np.int64))
+            if self.init == "k-means++":
+                seeds = _kmeanspp_orders(data, K, kendall, rng)
+                labels0 = _nearest_seed_labels(data, seeds, kendall, rng)
+            else:
+                labels0 = rng.randint(K, size=n).astype(np.int64)
+            run = self._single_run(data, labels0)
             if best is None or run[2] < best[2]:
                 best = run
         labels, pos, err, n_iter, converged = best
@@ -359,6 +490,11 @@ class KOMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         """Dissimilarity of every order to every central order, shape (n, n_clusters_)."""
         R = self._check_input(R)
         return _OrderData(R).dissimilarities(self.centers_.ranks, self.metric == "kendall")
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.n_clusters_
 
     def predict(self, R: Any) -> np.ndarray:
         """Most similar central order (lowest index on ties), shape (n,)."""
