@@ -353,6 +353,54 @@ def test_select_k_picks_the_true_number_of_components():
     assert icl.best_k == 3
 
 
+def _select_k_logliks(est, R, warm_start):
+    res = select_k(est, R, ks=range(1, 6), warm_start=warm_start)
+    return np.array([row["log_likelihood"] for row in res.table])
+
+
+@pytest.mark.parametrize("seed", [0, 6])
+def test_select_k_warm_starts_make_the_likelihood_monotone_in_k(seed):
+    # overlapping clusters (theta = 0.6), two independent starts per K: EM over discrete
+    # centres then often ends below the optimum with one component fewer
+    R, _ = make_mallows_mixture(
+        300, 5, 3, thetas=0.6, lengths=(1, 5), kind="top", random_state=seed
+    )
+    est = MallowsMixture(n_init=2, random_state=seed)
+    cold = _select_k_logliks(est, R, warm_start=False)
+    warm = _select_k_logliks(est, R, warm_start=True)
+    assert np.diff(cold).min() < 0  # the failure the warm starts repair
+    assert np.all(np.diff(warm) >= -1e-9 * np.abs(warm[1:]))
+    assert warm[0] == cold[0]  # K = 1 has nothing to grow from
+
+
+def test_select_k_warm_starts_plackett_luce():
+    R, _ = make_plackett_luce_mixture(400, 5, 3, random_state=2)
+    ll = _select_k_logliks(PlackettLuceMixture(n_init=1, random_state=0), R, warm_start=True)
+    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[1:]))
+
+
+@pytest.mark.parametrize("est_cls", [MallowsMixture, PlackettLuceMixture])
+def test_warm_starts_grow_the_previous_fit(rng, est_cls):
+    R, _ = make_mallows_mixture(200, 5, 2, thetas=1.0, lengths=(1, 5), kind="top", random_state=3)
+    prev = fitted(est_cls, R, n_components=2, n_init=2, random_state=0)
+    est = est_cls(3, random_state=0)
+    blocks, _, _ = est._memory_blocks(R, None)
+    starts = est._warm_starts(blocks, prev, np.random.RandomState(0))
+    assert len(starts) == 3  # a split of each of the 2 components, and one added component
+    old = prev._fitted_params()
+    for j, (params, weights) in enumerate(starts):
+        assert weights.shape == (3,) and weights.sum() == pytest.approx(1.0)
+        for key, value in params.items():
+            assert value.shape[0] == 3
+            np.testing.assert_array_equal(value[:2], old[key])  # fitted components kept
+        if j < 2:  # split j: its weight shared with the new component
+            assert weights[j] == pytest.approx(prev.weights_[j] / 2) == pytest.approx(weights[2])
+        else:
+            np.testing.assert_allclose(weights, [*(prev.weights_ * 2 / 3), 1 / 3])
+    with pytest.raises(ValueError, match="n_components - 1"):
+        est_cls(4)._fit(R, None, warm=prev)
+
+
 # --------------------------------------------------------------------------------------------
 # API, validation, warnings
 # --------------------------------------------------------------------------------------------
@@ -420,27 +468,94 @@ def test_zero_weight_rows_are_labelled_but_do_not_count(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# the Plackett-Luce kernel against the reference implementation
+# the Plackett-Luce kernel of the model module, used by the mixture for K components
 # --------------------------------------------------------------------------------------------
+def ref_pl_pass(stages, worths):
+    """Pure-Python reference (the mixture's former worth-space kernel): loglik, exposure."""
+    u, m = stages.order.shape
+    n_comp = worths.shape[0]
+    loglik = np.zeros((u, n_comp))
+    exposure = np.zeros((u, n_comp, m))
+    for k in range(n_comp):
+        for i in range(u):
+            items = stages.order[i]
+            s_rev = [
+                sum(worths[k, items[j]] for j in range(t, m) if stages.in_set[i, j])
+                for t in range(m)
+            ]
+            expo = 0.0
+            for t in range(m):
+                if stages.active[i, t]:
+                    loglik[i, k] += np.log(worths[k, items[t]] / s_rev[t])
+                    expo += 1.0 / s_rev[t]
+                exposure[i, k, t] = expo if stages.in_set[i, t] else 0.0
+    return loglik, exposure
+
+
 @pytest.mark.parametrize("kind", ["top", "subset"])
-def test_pl_kernel_matches_loglik_rows_and_fit_scores(rng, kind):
-    from rankclust.models.plackett_luce import choice_stages, fit_scores, loglik_rows
+def test_pl_kernel_matches_reference_loglik_rows_and_fit_scores(rng, kind):
+    from rankclust.models import plackett_luce as PLM
 
     R = random_rankings(rng, 60, 6, kind=kind, p_missing=0.3, min_length=2).unique()[0]
-    stages = choice_stages(R, compress=False)
-    scores = rng.normal(size=(3, 6))
-    worths = MX._mean_one_worths(scores)
-    loglik, exposure = MK.pl_pass(stages, worths)
-    np.testing.assert_allclose(loglik, loglik_rows(stages, scores), rtol=1e-12, atol=1e-12)
+    stages = PLM.choice_stages(R, compress=False)
+    scores = MX._mean_one_scores(rng.normal(size=(3, 6)))
+    assert np.allclose(np.exp(scores).mean(axis=1), 1.0)
+    loglik, exposure = PLM.stage_pass(stages, scores)
+    ref_ll, ref_expo = ref_pl_pass(stages, np.exp(scores))
+    np.testing.assert_allclose(loglik, ref_ll, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(exposure, ref_expo, rtol=1e-12, atol=1e-12)
+    # the python source of the compiled kernel gives the same numbers
+    ll_py = np.empty_like(loglik)
+    expo_py = np.empty_like(exposure)
+    PLM._stage_pass(stages.order, stages.in_set, stages.active, scores, True, ll_py, expo_py)
+    np.testing.assert_allclose(ll_py, loglik, rtol=1e-13)
+    np.testing.assert_allclose(expo_py, exposure, rtol=1e-13)
+    np.testing.assert_allclose(loglik, PLM.loglik_rows(stages, scores), rtol=1e-12, atol=1e-12)
+    # the mixture's M-step (K components, responsibilities as row weights) is fit_scores' step
     q = rng.random((R.n_rankings, 3))
+    row_w = R.weights[:, None] * q
     for alpha in (0.0, 0.5):
-        new = MK.pl_mm_update(stages, R.weights[:, None] * q, exposure, alpha)
+        wins = PLM.mm_wins(stages, row_w)
+        new = PLM.mm_worths(wins, PLM.mm_denominators(stages, row_w, exposure), alpha)
         for k in range(3):
-            ref, _, _ = fit_scores(
+            ref, _, _ = PLM.fit_scores(
                 stages, sample_weight=q[:, k], init=scores[k], max_iter=1, tol=0.0, alpha=alpha
             )
             got = np.log(new[k])
             np.testing.assert_allclose(got - got.mean(), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_pl_kernel_handles_extreme_and_zero_worths():
+    from rankclust.models import plackett_luce as PLM
+
+    R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0], [1, 0], [2, 0, 1]], n_items=3, kind="top")
+    stages = PLM.choice_stages(R, compress=False)
+    z = np.array([[800.0, 0.0, -800.0], [0.0, -np.inf, 1.0]])
+    loglik, exposure = PLM.stage_pass(stages, z)
+    # component 0: the order 0 > 1 > 2 is (numerically) certain, its reverse costs
+    # 1600 at the first stage (item 2 against item 0) and 800 at the second (1 against 0)
+    assert loglik[0, 0] == pytest.approx(0.0, abs=1e-12)
+    assert loglik[1, 0] == pytest.approx(-2400.0, rel=1e-12)
+    # component 1 gives item 1 worth 0: a row choosing it has probability 0, the others not
+    assert loglik[0, 1] == -np.inf and loglik[2, 1] == -np.inf
+    assert loglik[3, 1] == pytest.approx(1.0 - np.log1p(np.e), rel=1e-12)
+    assert np.all(np.isfinite(exposure))
+
+
+def test_plackett_luce_mixture_unchanged_by_the_kernel_merge():
+    # log-likelihoods and scores of these fits as recorded with the mixture's former private
+    # kernel (worth space, _mixture_kernels.pl_pass) before it was merged into the model's
+    expected = {
+        "top": (-540.1218191985901, [0.2928828899340758, -0.10162512663368503]),
+        "subset": (-373.9258105645316, [-0.15427285696068183, -0.10416108276044439]),
+    }
+    rng = np.random.default_rng(0)
+    for kind in ("top", "subset"):
+        R = random_rankings(rng, 80, 7, kind=kind, p_missing=0.3, min_length=2)
+        est = fitted(PlackettLuceMixture, R, n_components=2, n_init=2, random_state=1, alpha=0.3)
+        ll, scores = expected[kind]
+        assert est.log_likelihood_ == pytest.approx(ll, rel=1e-11)
+        np.testing.assert_allclose(est.scores_[0, :2], scores, rtol=1e-9)
 
 
 def test_small_em_and_full_restarts_agree_on_clear_data():

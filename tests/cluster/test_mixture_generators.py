@@ -85,3 +85,23 @@ def test_generator_is_reproducible_and_categorical_option():
     assert a[0] == b[0]
     _, y = make_heterogeneous_rankings(1000, C, 1.0, fixed_sizes=False, random_state=0)
     assert 400 < np.bincount(y)[0] < 600
+
+
+def test_table2_setting_statistic_follows_its_exact_law_per_length():
+    # Busse et al. Table 2 setting: m = 20, lengths uniform on 1..19 (19 = complete); the
+    # top-t statistic s^t of each list must have the exact mean mu_t and variance v_t
+    from rankclust.cluster._mixture_kernels import length_tables
+    from rankclust.distances import kendall_distances
+
+    center = np.random.RandomState(0).permutation(20)
+    R, _ = make_heterogeneous_rankings(
+        19_000, center[None], 1.0, lengths=list(range(1, 20)), random_state=1
+    )
+    s = kendall_distances(R, center).astype(float)
+    mu, var = length_tables(np.array([1.0]), 20, "top", ("mean", "var"))
+    for t in range(1, 20):
+        rows = R.lengths == t
+        n_t = rows.sum()
+        assert 850 < n_t < 1150
+        assert abs(s[rows].mean() - mu[t, 0]) < 4 * np.sqrt(var[t, 0] / n_t)
+        assert s[rows].var() == pytest.approx(var[t, 0], rel=0.2)

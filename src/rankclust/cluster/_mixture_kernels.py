@@ -14,11 +14,14 @@ on compressed data such as the 205 distinct APA ballots).
   and component, from the stage-wise tables of :mod:`rankclust.models.mallows`.
 * :func:`solve_thetas` -- the weighted dispersion equations of all components by a
   safeguarded Newton iteration.
+
+The Plackett-Luce mixture needs no kernel of its own: its E-step and MM M-step call the
+K-component functions of :mod:`rankclust.models.plackett_luce` (:func:`stage_pass`,
+:func:`mm_wins`, :func:`mm_denominators`, :func:`mm_worths`).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from rankclust.models.mallows import _stage_log_qint, _stage_means, _stage_variances
@@ -27,10 +30,6 @@ __all__ = [
     "discordance_matrix",
     "length_tables",
     "pair_indicators",
-    "pl_mm_sums",
-    "pl_mm_update",
-    "pl_mm_worths",
-    "pl_pass",
     "solve_thetas",
 ]
 
@@ -171,100 +170,3 @@ def solve_thetas(
             break
     out[todo] = th
     return out
-
-
-def _pl_pass(order, in_set, active, worths, loglik, exposure):  # pragma: no cover - compiled
-    """Plackett-Luce log-likelihood and MM exposures of every row under K worth vectors.
-
-    ``order``, ``in_set``, ``active`` (u, m) are the compiled choice stages of
-    :func:`rankclust.models.plackett_luce.choice_stages`; ``worths`` (K, m) are positive
-    (scaled to mean 1 per component by the caller). Writes ``loglik[i, k] = sum over active
-    stages s of log(worth of the chosen item / S_is)`` with ``S_is`` the worth still in the
-    choice set, and ``exposure[i, k, t] = sum_{active s <= t} 1 / S_is`` for positions ``t``
-    in the choice sets (0 elsewhere): the coefficient of item ``order[i, t]`` in Hunter's MM
-    denominator. One pass, O(u K m).
-    """
-    u, m = order.shape
-    n_comp = worths.shape[0]
-    s_rev = np.empty(m)
-    for k in range(n_comp):
-        for i in range(u):
-            acc = 0.0
-            for t in range(m - 1, -1, -1):
-                if in_set[i, t]:
-                    acc += worths[k, order[i, t]]
-                s_rev[t] = acc
-            ll = 0.0
-            expo = 0.0
-            for t in range(m):
-                if active[i, t]:
-                    ll += np.log(worths[k, order[i, t]]) - np.log(s_rev[t])
-                    expo += 1.0 / s_rev[t]
-                exposure[i, k, t] = expo if in_set[i, t] else 0.0
-            loglik[i, k] = ll
-
-
-_nb_pl_pass = numba.njit(_pl_pass, cache=True, nogil=True)
-
-
-def pl_pass(stages, worths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(loglik (u, K), exposure (u, K, m))`` of :func:`_pl_pass` for compiled stages."""
-    u, m = stages.order.shape
-    worths = np.ascontiguousarray(worths, dtype=np.float64)
-    loglik = np.empty((u, worths.shape[0]))
-    exposure = np.empty((u, worths.shape[0], m))
-    _nb_pl_pass(
-        np.ascontiguousarray(stages.order, dtype=np.int64),
-        np.ascontiguousarray(stages.in_set),
-        np.ascontiguousarray(stages.active),
-        worths,
-        loglik,
-        exposure,
-    )
-    return loglik, exposure
-
-
-def pl_mm_sums(stages, row_w: np.ndarray, exposure: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Hunter's MM sufficient statistics of every component: ``(wins, denoms)``, each (K, m).
-
-    ``wins[k, c] = sum_i row_w[i, k] [c chosen at an active stage of row i]`` and
-    ``denoms[k, c] = sum_i row_w[i, k] exposure[i, k, t_ic]`` for the exposures of
-    :func:`pl_pass`. Both are sums over rows, so chunks of rows can be summed (the Dask
-    back-end); :func:`pl_mm_update` turns them into the update.
-
-    Complexity: O(u K m) time and memory.
-    """
-    _u, m = stages.order.shape
-    n_comp = row_w.shape[1]
-    chosen = stages.order[stages.active]
-    rows = np.nonzero(stages.active)[0]
-    wins = np.empty((n_comp, m))
-    denoms = np.empty((n_comp, m))
-    flat_order = stages.order.ravel()
-    for k in range(n_comp):
-        wins[k] = np.bincount(chosen, weights=row_w[rows, k], minlength=m)
-        denoms[k] = np.bincount(
-            flat_order, weights=(row_w[:, k, None] * exposure[:, k, :]).ravel(), minlength=m
-        )
-    return wins, denoms
-
-
-def pl_mm_worths(wins: np.ndarray, denoms: np.ndarray, alpha: float) -> np.ndarray:
-    """``v = (wins + alpha) / (denoms + alpha)`` per component, scaled to mean 1, (K, m)."""
-    v = (wins + alpha) / (denoms + alpha)
-    return v / v.mean(axis=1, keepdims=True)
-
-
-def pl_mm_update(stages, row_w: np.ndarray, exposure: np.ndarray, alpha: float) -> np.ndarray:
-    """One MM update of the worths of every component (Hunter 2004, eq. 30), mean 1.
-
-    ``row_w`` (u, K) are the weights ``w_i q_ik`` of the distinct rows and ``exposure`` the
-    output of :func:`pl_pass` at the current worths (scaled to mean 1). The update is
-    ``v_c <- (alpha + W_c) / (alpha + D_c)``, the step of
-    :func:`rankclust.models.plackett_luce.fit_scores` for all K components at once
-    (:func:`pl_mm_sums` then :func:`pl_mm_worths`).
-
-    Complexity: O(u K m) time and memory.
-    """
-    wins, denoms = pl_mm_sums(stages, row_w, exposure)
-    return pl_mm_worths(wins, denoms, alpha)

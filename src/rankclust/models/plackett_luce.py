@@ -16,10 +16,13 @@ convention); ties are not:
   items only. This is the marginal probability that the present items come in that order
   (PL is internally consistent: the marginal on a subset is PL on that subset).
 
-Each row is compiled once into a :class:`ChoiceStages` (identical rows merged), on which the
-likelihood and the MM updates are a few vectorised numpy operations. The module functions
-:func:`fit_scores` and :func:`loglik_rows` are the one implementation used by
-:class:`PlackettLuce` and by the Plackett-Luce mixtures (responsibilities as ``sample_weight``).
+Each row is compiled once into a :class:`ChoiceStages` (identical rows merged). One compiled
+pass over the stages, :func:`stage_pass`, gives the log-likelihood of every row and the
+exposures of Hunter's MM update under K score vectors at once; :func:`mm_wins`,
+:func:`mm_denominators` and :func:`mm_worths` turn them into the update. These are the one
+implementation of the PL likelihood and MM step: :func:`loglik_rows`, :func:`fit_scores`
+(hence :class:`PlackettLuce`) and the Plackett-Luce mixture of :mod:`rankclust.cluster.mixture`
+(K components, responsibilities as per-row weights) all call them.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator
@@ -40,7 +44,17 @@ from rankclust._param_validation import Interval, ValidatedParamsMixin
 from rankclust._typing import RandomStateLike, RankingsLike
 from rankclust.rankings import Rankings, check_rankings
 
-__all__ = ["ChoiceStages", "PlackettLuce", "choice_stages", "fit_scores", "loglik_rows"]
+__all__ = [
+    "ChoiceStages",
+    "PlackettLuce",
+    "choice_stages",
+    "fit_scores",
+    "loglik_rows",
+    "mm_denominators",
+    "mm_wins",
+    "mm_worths",
+    "stage_pass",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,17 +182,113 @@ def _as_stages(R: Any) -> ChoiceStages:
 # --------------------------------------------------------------------------------------------
 # likelihood
 # --------------------------------------------------------------------------------------------
-def _loglik_compact(stages: ChoiceStages, scores: np.ndarray) -> np.ndarray:
-    """Log-likelihood of each distinct row, shape (..., u) for scores of shape (..., m).
+def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # pragma: no cover
+    """Plackett-Luce log-likelihood and MM exposures of every row under K score vectors.
 
-    Trusts its input. The stage normalisers are reverse cumulative log-sum-exps, so extreme
-    scores neither overflow nor underflow.
+    The one implementation of the PL stage computations (plain Python, compiled below as
+    :data:`_nb_stage_pass`; the pure-Python reference lives in the tests). ``order``,
+    ``in_set``, ``active`` (u, m) are the arrays of a :class:`ChoiceStages`; ``scores``
+    (K, m) are log-worths. For row ``i`` and component ``k``, ``S_is`` is the worth still in
+    the choice set at stage ``s`` (items ``order[i, t]``, ``t >= s``, with ``in_set``),
+    accumulated in log space from the end with a running maximum, so any finite scores work.
+    Writes
+
+    * ``loglik[i, k] = sum over active stages s of (z[order[i, s]] - log S_is)``;
+    * when ``with_expo``: ``exposure[i, k, t] = sum_{active s <= t} 1 / S_is`` at
+      positions ``t`` in the choice sets (0 elsewhere), the coefficient of item
+      ``order[i, t]`` in Hunter's MM denominator (in the units of ``exp(scores)``).
+
+    One pass, O(u K m) time.
     """
-    z = scores[..., stages.order]  # (..., u, m)
-    masked = np.where(stages.in_set, z, -np.inf)
-    log_s = np.logaddexp.accumulate(masked[..., ::-1], axis=-1)[..., ::-1]
-    terms = np.where(stages.active, z - log_s, 0.0)
-    return terms.sum(axis=-1)
+    u, m = order.shape
+    n_comp = scores.shape[0]
+    s_max = np.empty(m)
+    s_acc = np.empty(m)
+    for k in range(n_comp):
+        for i in range(u):
+            mx = -np.inf
+            acc = 0.0
+            for t in range(m - 1, -1, -1):
+                if in_set[i, t]:
+                    z = scores[k, order[i, t]]
+                    if z > mx:
+                        acc = acc * np.exp(mx - z) + 1.0
+                        mx = z
+                    elif z > -np.inf:
+                        acc += np.exp(z - mx)
+                s_max[t] = mx
+                s_acc[t] = acc
+            ll = 0.0
+            expo = 0.0
+            for t in range(m):
+                if active[i, t]:
+                    log_s = s_max[t] + np.log(s_acc[t])
+                    ll += scores[k, order[i, t]] - log_s
+                    if with_expo:
+                        expo += np.exp(-log_s)
+                if with_expo:
+                    exposure[i, k, t] = expo if in_set[i, t] else 0.0
+            loglik[i, k] = ll
+
+
+_nb_stage_pass = numba.njit(_stage_pass, cache=True, nogil=True)
+
+
+def stage_pass(
+    stages: ChoiceStages, scores: np.ndarray, *, exposure: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Log-likelihood and MM exposures of every distinct row under K score vectors.
+
+    The compiled kernel behind :func:`loglik_rows`, :func:`fit_scores` and the
+    Plackett-Luce mixtures (:class:`rankclust.cluster.PlackettLuceMixture` computes its
+    E-step and its MM M-step for all K components with it). Trusts its input.
+
+    Parameters
+    ----------
+    stages : ChoiceStages, u distinct rows over m items
+    scores : ndarray of float64, shape (K, m)
+        Log-worths per component (any finite values; ``-inf`` is a worth of 0).
+    exposure : bool, default=True
+        Also compute the exposures (skip them for a likelihood only).
+
+    Returns
+    -------
+    loglik : ndarray of float64, shape (u, K)
+        Log-probability of each distinct row under each component (row weights not applied).
+    exposure : ndarray of float64, shape (u, K, m), or None
+        ``exposure[i, k, t] = sum_{active stages s <= t} 1 / S_is`` for positions ``t`` in the
+        choice sets (0 elsewhere), where ``S_is`` is the total worth ``exp(scores[k])`` still
+        available at stage ``s``; see :func:`mm_denominators`.
+
+    Notes
+    -----
+    Complexity: O(u K m) time, O(u K m) memory with exposures (O(u K) without).
+    """
+    order = np.ascontiguousarray(stages.order, dtype=np.int64)
+    u, m = order.shape
+    z = np.ascontiguousarray(scores, dtype=np.float64)
+    loglik = np.empty((u, z.shape[0]))
+    expo = np.empty((u, z.shape[0], m) if exposure else (0, 0, 0))
+    _nb_stage_pass(
+        order,
+        np.ascontiguousarray(stages.in_set),
+        np.ascontiguousarray(stages.active),
+        z,
+        exposure,
+        loglik,
+        expo,
+    )
+    return loglik, (expo if exposure else None)
+
+
+def _loglik_compact(stages: ChoiceStages, scores: np.ndarray) -> np.ndarray:
+    """Log-likelihood of each distinct row, shape (u,) or (K, u) for scores (m,) or (K, m).
+
+    Trusts its input; :func:`stage_pass` without exposures.
+    """
+    z = np.atleast_2d(scores)
+    loglik, _ = stage_pass(stages, z, exposure=False)
+    return loglik[:, 0] if scores.ndim == 1 else loglik.T
 
 
 def loglik_rows(R: Rankings | ChoiceStages, scores: Any) -> np.ndarray:
@@ -222,6 +332,54 @@ def loglik_rows(R: Rankings | ChoiceStages, scores: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # fitting
 # --------------------------------------------------------------------------------------------
+def mm_wins(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
+    """Weighted number of stages each item wins, per component, shape (K, m).
+
+    ``wins[k, c] = sum_i row_w[i, k] [c is chosen at an active stage of row i]``: the
+    numerator of Hunter's MM update. ``row_w`` (u, K) are weights of the distinct rows (for a
+    mixture ``w_i q_ik``). A sum over rows, so chunks of rows can be summed.
+
+    Complexity: O(u K m) time.
+    """
+    m = stages.n_items
+    chosen = stages.order[stages.active]
+    rows = np.nonzero(stages.active)[0]
+    return np.stack(
+        [np.bincount(chosen, weights=row_w[rows, k], minlength=m) for k in range(row_w.shape[1])]
+    )
+
+
+def mm_denominators(stages: ChoiceStages, row_w: np.ndarray, exposure: np.ndarray) -> np.ndarray:
+    """Hunter's MM denominators per component, shape (K, m).
+
+    ``denoms[k, c] = sum_i row_w[i, k] sum_{stages s of row i whose choice set holds c}
+    1 / S_is``, from the exposures of :func:`stage_pass` at the current worths. A sum over
+    rows, so chunks of rows can be summed.
+
+    Complexity: O(u K m) time.
+    """
+    m = stages.n_items
+    flat_order = stages.order.ravel()
+    return np.stack(
+        [
+            np.bincount(
+                flat_order, weights=(row_w[:, k, None] * exposure[:, k, :]).ravel(), minlength=m
+            )
+            for k in range(row_w.shape[1])
+        ]
+    )
+
+
+def mm_worths(wins: np.ndarray, denoms: np.ndarray, alpha: float) -> np.ndarray:
+    """The MM / MAP update ``v = (wins + alpha) / (denoms + alpha)``, scaled to mean 1.
+
+    Works on (m,) or (K, m) arrays (one update per row). See :func:`fit_scores` for the
+    update and the role of ``alpha``.
+    """
+    v = (wins + alpha) / (denoms + alpha)
+    return v / v.mean(axis=-1, keepdims=True)
+
+
 def _mm_step(
     stages: ChoiceStages,
     row_w: np.ndarray,
@@ -232,19 +390,13 @@ def _mm_step(
     """One MM update of the worths, rescaled to mean 1. Trusts its input.
 
     ``v_c <- (alpha + W_c) / (alpha + D_c)`` with ``D_c = sum_i w_i sum_{stages s of row i
-    whose choice set holds c} 1 / S_is``.
+    whose choice set holds c} 1 / S_is`` (:func:`stage_pass`, :func:`mm_denominators`).
     """
-    wm = worths[stages.order] * stages.in_set
-    # S_is = worth of the items still available at stage s: a reverse cumulative sum (no
-    # cancellation, unlike total minus prefix).
-    s = np.cumsum(wm[:, ::-1], axis=1)[:, ::-1]
-    inv = np.zeros_like(s)
-    np.divide(row_w[:, None], s, out=inv, where=stages.active)
-    # The item at position t belongs to the choice sets of stages 0..t.
-    exposure = np.cumsum(inv, axis=1) * stages.in_set
-    denoms = np.bincount(stages.order.ravel(), weights=exposure.ravel(), minlength=len(worths))
-    new = (wins + alpha) / (denoms + alpha)
-    return new / new.mean()
+    with np.errstate(divide="ignore"):
+        z = np.log(worths)
+    _, exposure = stage_pass(stages, z[None, :])
+    denoms = mm_denominators(stages, row_w[:, None], exposure)[0]
+    return mm_worths(wins, denoms, alpha)
 
 
 def _comparison_problem(stages: ChoiceStages, row_w: np.ndarray) -> str | None:
@@ -397,11 +549,7 @@ def fit_scores(
                 "the Plackett-Luce maximum-likelihood estimate does not exist (scores would "
                 f"diverge): {problem}. Use alpha > 0 for a finite MAP estimate."
             )
-    wins = np.bincount(
-        stages.order[stages.active],
-        weights=np.broadcast_to(row_w[:, None], stages.order.shape)[stages.active],
-        minlength=m,
-    )
+    wins = mm_wins(stages, row_w[:, None])[0]
     worths = np.exp(z - z.max())
     worths /= worths.mean()
     converged = False
