@@ -25,7 +25,7 @@ from dask.distributed import Client, LocalCluster
 from rankclust import Rankings
 from rankclust import _dask as D
 from rankclust.cluster import ChainKMeans, make_planted_chains
-from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
+from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture, select_k
 from rankclust.datasets import make_mallows_mixture, make_plackett_luce_mixture
 from tests.conftest import random_rankings
 
@@ -313,3 +313,26 @@ def test_chain_kmeans_dask_refuses_global_initialisations(client, chains):
         ChainKMeans(3, init="hypersphere", backend="dask").fit(chains)
     with pytest.raises(ValueError, match="not chains"):
         ChainKMeans(2, backend="dask").fit(chains.with_kind("top")).labels_.compute()
+
+
+@pytest.mark.parametrize("mixture", ["mallows", "plackett_luce"])
+def test_select_k_with_warm_starts_on_dask_equals_in_memory(client, mixture):
+    # the warm starts (split components, a k-means++ seed) must draw the same rows on Dask
+    if mixture == "mallows":
+        R, _ = make_mallows_mixture(300, 5, 2, thetas=1.0, kind="top", random_state=3)
+        est = MallowsMixture(n_init=2, init_iter=3, max_iter=15, random_state=0)
+    else:
+        R, _ = make_plackett_luce_mixture(300, 5, 2, random_state=3)
+        est = PlackettLuceMixture(n_init=2, init_iter=3, max_iter=15, mm_steps=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = select_k(clone(est), R, ks=range(1, 4))
+        dsk = select_k(clone(est).set_params(backend="dask"), R, ks=range(1, 4))
+    assert mem.best_k == dsk.best_k
+    np.testing.assert_allclose(
+        [row["log_likelihood"] for row in dsk.table],
+        [row["log_likelihood"] for row in mem.table],
+        rtol=1e-9,
+    )
+    for k in mem.ks:
+        assert_same_mixture(mem.estimators[k], dsk.estimators[k])
