@@ -225,3 +225,21 @@ def test_bad_input(rng):
     fitted = est.fit(X, pairs=[[10, 0]])
     with pytest.raises(ValueError):
         fitted.predict(X[:, :1])
+
+
+def test_huge_features_fit_exactly_like_unit_features(rng):
+    """Regression (reliability 'huge-X'): X * 1e300 died in numpy's SVD. With gamma="scale"
+    the RBF model is scale invariant, and the features are rescaled internally by a power of
+    two; where it is not (linear kernel, numeric gamma) a clear ValueError is raised."""
+    X, y = _ordinal_blobs(rng, k=3, per=8)
+    pairs = ranking_pairs_from_labels(y, 5, random_state=0)
+    est = M2SORC(3, n_components=20, n_init=1, random_state=0)
+    a = clone(est).fit(X, pairs=pairs)
+    b = clone(est).fit(X * 1e300, pairs=pairs)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(b.predict(X * 1e300), b.labels_)
+    assert np.all(np.isfinite(b.decision_function(X * 1e300)))
+    with pytest.raises(ValueError, match="overflow"):
+        M2SORC(3, kernel="linear", n_init=1).fit(X * 1e300, pairs=pairs)
+    with pytest.raises(ValueError, match="overflow"):
+        M2SORC(3, gamma=0.5, n_init=1).fit(X * 1e300, pairs=pairs)

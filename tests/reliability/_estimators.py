@@ -28,6 +28,8 @@ from rankclust import Rankings
 FAST_PARAMS: dict[str, dict[str, Any]] = {
     "M2SORC": {"n_init": 1, "max_iter": 5, "n_components": 20},
     "CPMMC": {"n_init": 1, "max_iter": 5, "n_components": 20},
+    "WSVORC": {"n_components": 20},
+    "SMMCPC": {"n_components": 20},
     "CPCMMC": {"n_init": 1, "max_iter": 5, "n_components": 20},
     "LabelRankingTree": {"max_depth": 3},
     "IBLR": {"k_grid": (2, 3, 5)},

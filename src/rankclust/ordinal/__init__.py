@@ -5,7 +5,7 @@ from rankclust.ordinal._data import (
     fetch_amazon_sentiment,
     fetch_ordinal_regression,
 )
-from rankclust.ordinal.baselines import CPCMMC, CPMMC, MPCKMeans
+from rankclust.ordinal.baselines import CPCMMC, CPMMC, SMMCPC, WSVORC, MPCKMeans
 from rankclust.ordinal.constraints import (
     check_pairs,
     link_constraints_from_labels,
@@ -19,6 +19,8 @@ __all__ = [
     "CPMMC",
     "M2SORC",
     "ORDINAL_DATASETS",
+    "SMMCPC",
+    "WSVORC",
     "MPCKMeans",
     "check_pairs",
     "fetch_amazon_sentiment",

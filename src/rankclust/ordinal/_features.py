@@ -4,6 +4,13 @@
 :class:`sklearn.kernel_approximation.Nystroem` with ``min(n_components, n)`` landmarks; with
 ``n_components >= n`` every sample is a landmark and the map is the exact empirical kernel map
 (``Phi @ Phi.T`` reproduces the kernel matrix up to the pseudo-inverse cut-off).
+
+Numerical range. With ``gamma="scale"`` the RBF kernel is invariant to a common rescaling of
+the features, so the map first divides ``X`` by a power of two close to ``max |X|`` (exact in
+floating point: the result is bit-for-bit the same as without it whenever no overflow occurs)
+and features as large as 1e300 work. Where the model is not scale invariant (a numeric
+``gamma``, the linear kernel) features whose squared norms overflow float64 are refused with a
+``ValueError``; so is a map that would come out non-finite.
 """
 
 from __future__ import annotations
@@ -23,8 +30,36 @@ def resolve_gamma(gamma: float | str, X: NDArray) -> float:
     return float(gamma)
 
 
+def _power_of_two_scale(X: NDArray) -> float:
+    """2**e with 2**e <= max|X| < 2**(e+1) (1.0 for an all-zero X); dividing by it is exact."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or not np.isfinite(top):
+        return 1.0
+    return float(2.0 ** np.floor(np.log2(top)))
+
+
+def _check_finite_map(Phi: NDArray, what: str) -> NDArray:
+    if not np.all(np.isfinite(Phi)):
+        raise ValueError(
+            f"the {what} feature map of X is not finite (the features are too large for float64 "
+            "arithmetic); rescale X, e.g. with sklearn.preprocessing.StandardScaler"
+        )
+    return Phi
+
+
+def _check_squared_norms(X: NDArray, what: str) -> None:
+    with np.errstate(over="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(sq)):
+        raise ValueError(
+            f"squared norms of the rows of X overflow float64 ({what}); rescale X, e.g. with "
+            "sklearn.preprocessing.StandardScaler, or use kernel='rbf' with gamma='scale', which "
+            "is scale invariant"
+        )
+
+
 class FeatureMap:
-    """Fitted explicit feature map (private helper; input is assumed validated).
+    """Fitted explicit feature map (private helper; input is assumed validated and finite).
 
     Parameters
     ----------
@@ -35,6 +70,14 @@ class FeatureMap:
         Nyström landmarks (capped at the number of samples).
     random_state : RandomState
         Chooses the landmarks.
+
+    Attributes
+    ----------
+    scale_ : float
+        Power of two the features are divided by before the RBF map (``gamma="scale"`` only;
+        1.0 otherwise).
+    gamma_ : float
+        RBF width used on the rescaled features ``X / scale_``.
     """
 
     def __init__(self, kernel: str, gamma: float | str, n_components: int, random_state) -> None:
@@ -46,8 +89,15 @@ class FeatureMap:
     def fit_transform(self, X: NDArray) -> NDArray:
         if self.kernel == "linear":
             self.nystroem_ = None
+            self.scale_ = 1.0
+            _check_squared_norms(X, "linear kernel")
             return np.asarray(X, dtype=float)
-        self.gamma_ = resolve_gamma(self.gamma, X)
+        # gamma="scale" is invariant to X -> X / s; dividing by a power of two is exact
+        self.scale_ = _power_of_two_scale(X) if isinstance(self.gamma, str) else 1.0
+        Xs = X / self.scale_
+        if not isinstance(self.gamma, str):
+            _check_squared_norms(Xs, f"rbf kernel with gamma={self.gamma}")
+        self.gamma_ = resolve_gamma(self.gamma, Xs)
         seed = self.random_state.randint(np.iinfo(np.int32).max)
         self.nystroem_ = Nystroem(
             kernel="rbf",
@@ -55,9 +105,11 @@ class FeatureMap:
             n_components=min(self.n_components, X.shape[0]),
             random_state=seed,
         )
-        return self.nystroem_.fit_transform(X)
+        return _check_finite_map(self.nystroem_.fit_transform(Xs), "rbf")
 
     def transform(self, X: NDArray) -> NDArray:
         if self.nystroem_ is None:
             return np.asarray(X, dtype=float)
-        return self.nystroem_.transform(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            Phi = self.nystroem_.transform(X / self.scale_)
+        return _check_finite_map(Phi, "rbf")

@@ -1,9 +1,12 @@
-"""Baselines of Xiao, Liu & Hao (2016), re-implemented: MPCKMeans, CPMMC and CPCMMC.
+"""Baselines of Xiao, Liu & Hao (2016), re-implemented: MPCKMeans, CPMMC, WSVORC, CPCMMC and
+SMMCPC (all five baselines of the paper).
 
 None of these has a maintained Python implementation, so each is a re-implementation from its
-paper, with the departures listed in its docstring. All take ``fit(X, must_link=, cannot_link=)``
-(pairs of row indices, see :mod:`rankclust.ordinal.constraints`) and set ``labels_``; their
-clusters are unordered, so they are scored after Hungarian matching
+paper (or, for WSVORC and SMMCPC, from the description available to us), with the departures
+listed in its docstring. All take ``fit(X, must_link=, cannot_link=)`` (pairs of row indices, see
+:mod:`rankclust.ordinal.constraints`; the unsupervised CPMMC and WSVORC ignore them) and set
+``labels_``; their clusters are unordered (WSVORC's are ordered but its direction is
+unidentifiable without side information), so they are scored after Hungarian matching
 (:func:`rankclust.ordinal.evaluation.map_clusters`).
 """
 
@@ -26,8 +29,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal.constraints import check_pairs
+from rankclust.ordinal.m2sorc import _assign
 
-__all__ = ["CPCMMC", "CPMMC", "MPCKMeans"]
+__all__ = ["CPCMMC", "CPMMC", "SMMCPC", "WSVORC", "MPCKMeans"]
 
 
 def _check_fit_input(est, X, must_link, cannot_link):
@@ -537,3 +541,490 @@ class CPCMMC(CPMMC):
         self.C2 = C2
 
     _uses_pairs = True
+
+
+# ----------------------------------------------------------------------------------------------
+# WSVORC (Liu, Wu & Yang 2006): approximate re-implementation
+# ----------------------------------------------------------------------------------------------
+
+# Robust weights of the weighted LS-SVM (Suykens, De Brabanter, Lukas & Vandewalle 2002).
+_WLS_C1, _WLS_C2, _WLS_FLOOR = 2.5, 3.0, 1e-4
+
+
+def _robust_weights(e: NDArray) -> NDArray:
+    """v_i from standardised residuals e_i / s, s = 1.483 MAD(e) (Suykens et al. 2002)."""
+    s = 1.483 * float(np.median(np.abs(e - np.median(e))))
+    if s <= 0:
+        return np.ones_like(e)
+    r = np.abs(e) / s
+    return np.where(
+        r <= _WLS_C1,
+        1.0,
+        np.where(r <= _WLS_C2, (_WLS_C2 - r) / (_WLS_C2 - _WLS_C1), _WLS_FLOOR),
+    )
+
+
+def _weighted_ridge(Phi: NDArray, t: NDArray, v: NDArray, C: float) -> tuple[NDArray, float]:
+    """argmin_{w, c} 1/2 ||w||^2 + C/2 sum_i v_i (phi_i w - c - t_i)^2 (c unpenalised)."""
+    sv = v.sum()
+    m_phi = v @ Phi / sv
+    m_t = float(v @ t / sv)
+    P = Phi - m_phi
+    A = np.eye(Phi.shape[1]) + C * (P.T * v) @ P
+    w = np.linalg.solve(A, C * (P.T @ (v * (t - m_t))))
+    return w, float(m_phi @ w - m_t)
+
+
+class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+    """Weighted ordinal support vector clustering (approximate re-implementation of WSVORC,
+    Liu, Wu & Yang 2006).
+
+    Unsupervised ordinal clustering with k parallel hyperplanes ``<w, phi(x)> = c + 2 j``
+    (j = 0..k-1, one per cluster, a fixed gap of 2 as in fixed-margin SVOR): every sample is
+    pulled towards the hyperplane of its cluster by a weighted least-squares (LS-SVM-like) loss,
+    and clusters are re-assigned to the nearest hyperplane, alternately:
+
+        min_{w, c, y}  1/2 ||w||^2 + C/2 sum_i v_i (<w, phi(x_i)> - c - 2 y_i)^2.
+
+    There is no cluster-balance term and no side information, as the comparison paper stresses.
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+        Number of ordinal clusters k (>= 2).
+    C : float, default=1.0
+        Weight of the least-squares loss (the paper's grid: 2^[-5:5]).
+    weighted : bool, default=True
+        Use the robust weights v_i of the weighted LS-SVM (Suykens et al. 2002) computed from
+        the residuals of an unweighted fit at every step; ``False`` gives v_i = 1.
+    kernel : {"linear", "rbf"}, default="rbf"
+    gamma : float or "scale", default="scale"
+    n_components : int, default=100
+        Nyström landmarks for ``kernel="rbf"``.
+    n_init : int, default=3
+        Random starts; the lowest objective among the starts without an empty cluster is kept.
+    max_iter : int, default=30
+        Alternations (fit, re-assign) per start.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Clusters 0..k-1 ordered by the projection (the direction itself is arbitrary).
+    coef_ : ndarray of shape (n_features_out,)
+        w on the centred feature map.
+    intercept_ : float
+        c: hyperplane j sits at projection ``c + 2 j``.
+    thresholds_ : ndarray of shape (n_clusters - 1,)
+        Decision boundaries ``c + 2 j + 1`` between neighbouring hyperplanes (increasing).
+    sample_weight_ : ndarray of shape (n_samples,)
+        Robust weights v of the kept run.
+    objective_ : float
+    n_iter_ : int
+    degenerate_ : bool
+        True when every start ended with an empty cluster (a warning is emitted).
+
+    Notes
+    -----
+    **Approximate re-implementation.** The original (a three-page conference paper, not
+    available to us) is known here only through Xiao et al.'s one-sentence description: "the
+    unlabeled sample is required to cluster around the nearest hyperplane and a least-squares
+    SVM-like formulation is presented", no balance term, no ranking information. Assumed here:
+    (i) one hyperplane per cluster with a fixed gap of 2 between neighbours (without a fixed
+    gap, ``w = 0`` with coinciding hyperplanes has zero loss); (ii) "weighted" means the
+    robust-weighting scheme of the weighted LS-SVM; (iii) alternating optimisation from a random
+    projection cut at its k-quantiles; (iv) the guard against empty clusters when
+    choosing among starts (the global optimum of the objective is the one-cluster solution
+    ``w = 0``, which is the weakness Xiao et al. describe). Each step is a ridge regression of
+    the targets 2 y on the features, solved in closed form.
+
+    Complexity: O(n_init T (n D^2 + D^3)) time, O(n D + D^2) memory, D = feature dimension.
+
+    References
+    ----------
+    G. Liu, Y. Wu and L. Yang, "Weighted ordinal support vector clustering", Proc. 1st Int.
+    Multi-Symp. Comput. Comput. Sci. (IMSCCS), 2006, pp. 743-745.
+    J. A. K. Suykens, J. De Brabanter, L. Lukas and J. Vandewalle, "Weighted least squares
+    support vector machines: robustness and sparse approximation", Neurocomputing 48, 2002.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.r_[np.zeros((10, 1)), np.ones((10, 1)) * 5, np.ones((10, 1)) * 10]
+    >>> est = WSVORC(3, kernel="linear", C=10.0, random_state=0).fit(X)
+    >>> np.unique(est.labels_[:10]).size, np.unique(est.labels_).size
+    (1, 3)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weighted": ["boolean"],
+        "kernel": [StrOptions(KERNELS)],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "n_components": [Interval(numbers.Integral, 1, None)],
+        "n_init": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters: int = 5,
+        *,
+        C: float = 1.0,
+        weighted: bool = True,
+        kernel: str = "rbf",
+        gamma: float | str = "scale",
+        n_components: int = 100,
+        n_init: int = 3,
+        max_iter: int = 30,
+        random_state=None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.C = C
+        self.weighted = weighted
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> WSVORC:
+        """Cluster ``X`` (unsupervised: ``must_link`` / ``cannot_link`` are validated, unused)."""
+        self._validate_params()
+        X, _, _ = _check_fit_input(self, X, must_link, cannot_link)
+        rng = check_random_state(self.random_state)
+        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
+        Phi = self.feature_map_.fit_transform(X)
+        self.feature_mean_ = Phi.mean(0)
+        Phi = Phi - self.feature_mean_
+        runs = [self._fit_once(Phi, rng) for _ in range(self.n_init)]
+        best = min(runs, key=lambda r: (r["degenerate"], r["objective"]))
+        if best["degenerate"]:
+            warnings.warn(
+                "every WSVORC start ended with an empty cluster (WSVORC has no balance term)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        if not best["converged"]:
+            warnings.warn("WSVORC did not converge", ConvergenceWarning, stacklevel=2)
+        k = self.n_clusters
+        self.coef_, self.intercept_ = best["w"], best["c"]
+        self.thresholds_ = best["c"] + 2.0 * np.arange(k - 1) + 1.0
+        self.labels_ = best["labels"]
+        self.sample_weight_ = best["v"]
+        self.objective_, self.n_iter_ = best["objective"], best["n_iter"]
+        self.degenerate_ = bool(best["degenerate"])
+        return self
+
+    def _fit_once(self, Phi, rng):
+        n, D = Phi.shape
+        k = self.n_clusters
+        # a random projection cut at its k-quantiles: every cluster starts non-empty
+        a = Phi @ rng.standard_normal(D)
+        labels = np.searchsorted(np.quantile(a, np.arange(1, k) / k), a, side="right")
+        v = np.ones(n)
+        converged = False
+        n_iter = 0
+        for n_iter in range(1, self.max_iter + 1):  # noqa: B007
+            t = 2.0 * labels
+            w, c = _weighted_ridge(Phi, t, np.ones(n), self.C)
+            if self.weighted:
+                v = _robust_weights(Phi @ w - c - t)
+                w, c = _weighted_ridge(Phi, t, v, self.C)
+            new = _assign(Phi @ w, c + 2.0 * np.arange(k - 1) + 1.0)
+            if np.array_equal(new, labels):
+                converged = True
+                break
+            labels = new
+        e = Phi @ w - c - 2.0 * labels
+        objective = 0.5 * float(w @ w) + 0.5 * self.C * float(v @ e**2)
+        degenerate = bool(np.bincount(labels, minlength=k).min() == 0)
+        return dict(
+            w=w,
+            c=c,
+            v=v,
+            labels=labels,
+            objective=objective,
+            n_iter=n_iter,
+            converged=converged,
+            degenerate=degenerate,
+        )
+
+    def _project(self, X: ArrayLike) -> NDArray:
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_
+
+    def decision_function(self, X: ArrayLike) -> NDArray:
+        """``<w, phi(x)> - t_j`` for the k-1 boundaries; the cluster is the count of entries >= 0.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_clusters - 1)
+        """
+        return self._project(X)[:, None] - self.thresholds_[None, :]
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Cluster of the nearest hyperplane (the interval of the projection)."""
+        return _assign(self._project(X), self.thresholds_)
+
+
+# ----------------------------------------------------------------------------------------------
+# SMMCPC (Zeng & Cheung 2012): approximate re-implementation
+# ----------------------------------------------------------------------------------------------
+
+
+def _best_off_diagonal(Si: NDArray, Sj: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """max_{p != q} S_ip + S_jq for every pair: value, p, q (shape (n_pairs,))."""
+    k = Si.shape[1]
+    if Si.shape[0] == 0:
+        e = np.zeros(0, dtype=np.int64)
+        return np.zeros(0), e, e
+    T = Si[:, :, None] + Sj[:, None, :]
+    T[:, np.arange(k), np.arange(k)] = -np.inf
+    flat = T.reshape(len(T), -1).argmax(1)
+    p, q = np.divmod(flat, k)
+    return T.reshape(len(T), -1)[np.arange(len(T)), flat], p, q
+
+
+def _smmcpc_linearisation(S, ml, cl):
+    """Labels fixed at the current iterate: sample argmax, must-link common label, cannot-link
+    best pair of different labels (the concave parts of the losses, linearised by CCCP)."""
+    y = S.argmax(1)
+    p_ml = (S[ml[:, 0]] + S[ml[:, 1]]).argmax(1)
+    _, p_cl, q_cl = _best_off_diagonal(S[cl[:, 0]], S[cl[:, 1]])
+    return y, p_ml, p_cl, q_cl
+
+
+def _smmcpc_losses(S, ml, cl, lin):
+    """Convex surrogate losses at fixed linearisation ``lin`` and the coefficient matrix M of
+    their subgradient (gradient w.r.t. W = M.T @ Phi, before the per-term weights)."""
+    n, k = S.shape
+    y, p_ml, p_cl, q_cl = lin
+    idx = np.arange(n)
+    other = S.copy()
+    other[idx, y] = -np.inf
+    r = other.argmax(1)
+    xi = 1.0 - S[idx, y] + other[idx, r]
+    M_s = np.zeros((n, k))
+    act = xi > 0
+    np.add.at(M_s, (idx[act], r[act]), 1.0)
+    np.add.at(M_s, (idx[act], y[act]), -1.0)
+    M_p = np.zeros((n, k))
+    i, j = ml[:, 0], ml[:, 1]
+    off, p, q = _best_off_diagonal(S[i], S[j])
+    eta_ml = 1.0 - S[i, p_ml] - S[j, p_ml] + off
+    a = eta_ml > 0
+    for rows, cols, sign in ((i, p_ml, -1), (j, p_ml, -1), (i, p, 1), (j, q, 1)):
+        np.add.at(M_p, (rows[a], cols[a]), float(sign))
+    i, j = cl[:, 0], cl[:, 1]
+    same = S[i] + S[j]
+    ps = same.argmax(1)
+    eta_cl = 1.0 - S[i, p_cl] - S[j, q_cl] + same[np.arange(len(i)), ps]
+    a = eta_cl > 0
+    for rows, cols, sign in ((i, p_cl, -1), (j, q_cl, -1), (i, ps, 1), (j, ps, 1)):
+        np.add.at(M_p, (rows[a], cols[a]), float(sign))
+    losses = (np.maximum(xi, 0).sum(), np.maximum(eta_ml, 0).sum() + np.maximum(eta_cl, 0).sum())
+    return losses, M_s, M_p
+
+
+def _smmcpc_true_objective(W, S, ml, cl, lam, C, n_pairs):
+    """The non-convex objective with every label maximised at W (no linearisation)."""
+    (ls, lp), _, _ = _smmcpc_losses(S, ml, cl, _smmcpc_linearisation(S, ml, cl))
+    return 0.5 * lam * float((W**2).sum()) + ls / S.shape[0] + C * lp / max(n_pairs, 1)
+
+
+class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+    """Semi-supervised maximum-margin clustering with pairwise constraints (approximate
+    re-implementation of SMMCPC, Zeng & Cheung 2012).
+
+    k weight vectors (no bias, centred features, so the class-balance constraint
+    ``sum_i <w_p - w_q, phi_i> = 0`` holds identically as in :class:`CPMMC`) and labels
+    ``argmax_p <w_p, phi(x)>``, with margin losses on the samples and on the must-link and
+    cannot-link pairs:
+
+        min_W  lam/2 ||W||^2 + 1/n sum_i xi_i + C/|P| sum_(i,j) eta_ij,
+        xi_i   = [1 - (max_p s_ip - max_{r != p*} s_ir)]_+                     (samples)
+        eta_ij = [1 - (max_p (s_ip + s_jp) - max_{p != q} (s_ip + s_jq))]_+   (must-link)
+        eta_ij = [1 - (max_{p != q} (s_ip + s_jq) - max_p (s_ip + s_jp))]_+   (cannot-link)
+
+    with s_ip = <w_p, phi(x_i)>. The constrained concave-convex procedure fixes the maximising
+    labels of the subtracted maxima at the current iterate; each convex problem is solved by
+    projected subgradient descent (step ``delta0 / (lam t)``, projection onto the ball that
+    contains the optimum).
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+        Number of clusters (>= 2).
+    C : float, default=1.0
+        Weight of the pair losses (the paper's grid: 2^[-5:5]).
+    lam : float, default=1.0
+        Regularisation weight lambda (the paper's grid: 10^[-2:1]).
+    delta0 : float, default=1.0
+        Initial step-size factor of the subgradient projection (the paper: 1).
+    kernel : {"linear", "rbf"}, default="rbf"
+    gamma : float or "scale", default="scale"
+    n_components : int, default=100
+        Nyström landmarks for ``kernel="rbf"``.
+    n_init : int, default=3
+        Random starts W ~ N(0, I); the lowest non-convex objective is kept.
+    max_iter : int, default=30
+        CCCP iterations per start.
+    inner_iter : int, default=100
+        Subgradient steps per convex problem.
+    tol : float, default=0.01
+        CCCP stops when the linearisation is unchanged or the relative objective decrease is
+        below ``tol``.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    coef_ : ndarray of shape (n_clusters, n_features_out)
+    objective_ : float
+        Non-convex objective of the kept run.
+    n_iter_ : int
+        CCCP iterations of the kept run.
+
+    Notes
+    -----
+    **Approximate re-implementation.** Only the abstract of Zeng & Cheung (2012) and the
+    comparison paper's settings (C, delta0 = 1, lambda) were available to us. Assumed here: the
+    pair losses above (margin between the best joint labelling that satisfies a pair and the
+    best that violates it, our reading of "a set of loss functions for discouraging the
+    violation of given pairwise constraints"), the weighting of the three terms (lambda on the
+    regulariser, C on the mean pair loss), the Pegasos-style step ``delta0 / (lam t)`` and
+    full-batch subgradients, the l = 0 balance through centred features (as in
+    :class:`CPMMC`), and the best iterate of each inner run being kept (subgradient methods are
+    not monotone). Differences from :class:`CPCMMC`: separate pair slacks with their own margin
+    (there the pairs only fix the labels of their samples), and a first-order solver.
+
+    Complexity: O(n_init T T_in (n k D + c k^2)) time, O(n (k + D)) memory, c = pairs,
+    T_in = ``inner_iter``.
+
+    References
+    ----------
+    H. Zeng and Y.-M. Cheung, "Semi-supervised maximum margin clustering with pairwise
+    constraints", IEEE Trans. Knowl. Data Eng. 24(5):926-939, 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(20, 2), rng.randn(20, 2) + 6]
+    >>> est = SMMCPC(2, kernel="linear", random_state=0).fit(X, cannot_link=[[0, 25]])
+    >>> bool(est.labels_[0] != est.labels_[25])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        "C": [Interval(numbers.Real, 0, None)],
+        "lam": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta0": [Interval(numbers.Real, 0, None, closed="neither")],
+        "kernel": [StrOptions(KERNELS)],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+        "n_components": [Interval(numbers.Integral, 1, None)],
+        "n_init": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "inner_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters: int = 5,
+        *,
+        C: float = 1.0,
+        lam: float = 1.0,
+        delta0: float = 1.0,
+        kernel: str = "rbf",
+        gamma: float | str = "scale",
+        n_components: int = 100,
+        n_init: int = 3,
+        max_iter: int = 30,
+        inner_iter: int = 100,
+        tol: float = 0.01,
+        random_state=None,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.C = C
+        self.lam = lam
+        self.delta0 = delta0
+        self.kernel = kernel
+        self.gamma = gamma
+        self.n_components = n_components
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.inner_iter = inner_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> SMMCPC:
+        """Cluster ``X`` with must-link / cannot-link pairs (arrays of shape (n_pairs, 2))."""
+        self._validate_params()
+        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
+        rng = check_random_state(self.random_state)
+        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
+        Phi = self.feature_map_.fit_transform(X)
+        self.feature_mean_ = Phi.mean(0)
+        Phi = Phi - self.feature_mean_
+        runs = [self._fit_once(Phi, ml, cl, rng) for _ in range(self.n_init)]
+        W, objective, n_iter, converged = min(runs, key=lambda r: r[1])
+        if not converged:
+            warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
+        self.coef_, self.objective_, self.n_iter_ = W, objective, n_iter
+        self.labels_ = (Phi @ W.T).argmax(1)
+        return self
+
+    def _convex_step(self, Phi, ml, cl, lin, W):
+        """Projected subgradient on the convex surrogate; returns its best iterate."""
+        n = Phi.shape[0]
+        n_pairs = len(ml) + len(cl)
+        wp = self.C / max(n_pairs, 1)
+        radius = np.sqrt(2.0 * (1.0 + self.C) / self.lam)  # ||W*||: F(W*) <= F(0) = 1 + C
+        best, best_val = W, np.inf
+        for t in range(1, self.inner_iter + 1):
+            (ls, lp), M_s, M_p = _smmcpc_losses(Phi @ W.T, ml, cl, lin)
+            val = 0.5 * self.lam * float((W**2).sum()) + ls / n + wp * lp
+            if val < best_val:
+                best, best_val = W, val
+            G = self.lam * W + (M_s / n + wp * M_p).T @ Phi
+            W = W - (self.delta0 / (self.lam * t)) * G
+            norm = np.linalg.norm(W)
+            if norm > radius:
+                W = W * (radius / norm)
+        return best
+
+    def _fit_once(self, Phi, ml, cl, rng):
+        D = Phi.shape[1]
+        k = self.n_clusters
+        n_pairs = len(ml) + len(cl)
+        W = rng.standard_normal((k, D)) / np.sqrt(D)
+        S = Phi @ W.T
+        lin = _smmcpc_linearisation(S, ml, cl)
+        prev = _smmcpc_true_objective(W, S, ml, cl, self.lam, self.C, n_pairs)
+        converged = False
+        n_iter = 0
+        for n_iter in range(1, self.max_iter + 1):  # noqa: B007
+            W = self._convex_step(Phi, ml, cl, lin, W)
+            S = Phi @ W.T
+            obj = _smmcpc_true_objective(W, S, ml, cl, self.lam, self.C, n_pairs)
+            new = _smmcpc_linearisation(S, ml, cl)
+            same = all(np.array_equal(u, v) for u, v in zip(new, lin, strict=True))
+            if same or (prev - obj) <= self.tol * abs(prev):
+                prev, converged = obj, True
+                break
+            lin, prev = new, obj
+        return W, prev, n_iter, converged
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """argmax_p <w_p, phi(x)>."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
