@@ -6,7 +6,8 @@ data, to a temporary ``.npz``; the peer part runs in the scikit-lr environment (
 fold: fit + predict wall time and the mean Kendall tau on the test part; the table sums the
 times and averages tau over the folds.
 
-Pairs compared (same algorithm and settings on both sides):
+Pairs compared (same algorithm and settings on both sides; both use the features as given,
+which the data files ship normalised, so the kNN rows must predict identically):
 
 * ``kNN`` -- ``IBLRMallows(n_neighbors=5, weights="uniform")`` vs
   ``KNeighborsLabelRanker()`` (k = 5, uniform weights, Mallows/Borda centre);
@@ -22,7 +23,8 @@ Pairs compared (same algorithm and settings on both sides):
 
 Run: ``.venv/bin/python benchmarks/bench_label_ranking.py --peers-python
 .venv-peers/bin/python`` (writes ``benchmarks/RESULTS_label_ranking.md``; ``--no-write`` only
-prints). ``--fried-only`` times only fried end to end.
+prints). ``--methods kNN IBLR-auto`` and ``--datasets fried`` run subsets (only printed
+unless ``--out`` is given: a partial run never replaces the committed results).
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ PEER_SCRIPT = textwrap.dedent(
     data = np.load(sys.argv[1])
     X, Y, fold_of = data["X"], data["Y"], data["fold"]
     ks = data["k"]
-    out = {"kNN": [], "kNN-dudani": [], "tree": []}
+    wanted = sys.argv[2].split(",")
+    out = {name: [] for name in wanted}
     for f in range(int(fold_of.max()) + 1):
         tr, te = fold_of != f, fold_of == f
         makers = {
@@ -74,7 +77,8 @@ PEER_SCRIPT = textwrap.dedent(
             "kNN-dudani": lambda: KNeighborsLabelRanker(n_neighbors=int(ks[f]), weights="dudani"),
             "tree": lambda: DecisionTreeLabelRanker(random_state=0),
         }
-        for name, make in makers.items():
+        for name in wanted:
+            make = makers[name]
             t0, c0 = time.perf_counter(), time.process_time()
             est = make().fit(X[tr], Y[tr])
             pred = est.predict(X[te])
@@ -87,47 +91,62 @@ PEER_SCRIPT = textwrap.dedent(
 )
 
 
-def run_ours(X, Y, fold_of):
-    res = {"kNN": [], "kNN-dudani": [], "IBLR-auto": [], "tree": [], "tree-full": []}
+METHODS = ("kNN", "kNN-dudani", "IBLR-auto", "tree", "tree-full")
+# the peer row each of our rows is compared with
+PEER_OF = {
+    "kNN": "kNN",
+    "kNN-dudani": "kNN-dudani",
+    "IBLR-auto": "kNN-dudani",
+    "tree": "tree",
+    "tree-full": "tree",
+}
+
+
+def _timed(make, X, Y, tr, te):
+    t0, c0 = time.perf_counter(), time.process_time()
+    est = make().fit(X[tr], Y[tr])
+    pred = est.predict(X[te])
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    return est, {"tau": kendall_tau(Y[te], pred), "time": dt, "cpu": dc}
+
+
+def run_ours(X, Y, fold_of, methods):
+    res = {name: [] for name in methods}
     ks = []
     for f in range(int(fold_of.max()) + 1):
         tr, te = fold_of != f, fold_of == f
-        # rankclust's default IBLR: k chosen by leave-one-out (timed, no peer counterpart)
-        t0, c0 = time.perf_counter(), time.process_time()
-        auto = IBLRMallows(random_state=0).fit(X[tr], Y[tr])
-        pred = auto.predict(X[te])
-        res["IBLR-auto"].append(
-            {
-                "tau": kendall_tau(Y[te], pred),
-                "time": time.perf_counter() - t0,
-                "cpu": time.process_time() - c0,
-            }
-        )
-        k = int(auto.n_neighbors_)
-        ks.append(k)
+        if "IBLR-auto" in methods or "kNN-dudani" in methods:
+            # rankclust's default IBLR: k chosen by leave-one-out (no peer counterpart); the
+            # kNN-dudani rows of both libraries use the k it chose
+            auto, r = _timed(lambda: IBLRMallows(random_state=0), X, Y, tr, te)
+            if "IBLR-auto" in methods:
+                res["IBLR-auto"].append(r)
+            ks.append(int(auto.n_neighbors_))
+        else:
+            ks.append(5)
         makers = {
             "kNN": lambda: IBLRMallows(n_neighbors=5, weights="uniform"),
-            "kNN-dudani": lambda k=k: IBLRMallows(n_neighbors=k, weights="dudani"),
+            "kNN-dudani": lambda k=ks[-1]: IBLRMallows(n_neighbors=k, weights="dudani"),
             "tree": lambda: LabelRankingTree(),
             "tree-full": lambda: LabelRankingTree(min_node_size_factor=0),
         }
-        for name, make in makers.items():
-            t0, c0 = time.perf_counter(), time.process_time()
-            est = make().fit(X[tr], Y[tr])
-            pred = est.predict(X[te])
-            dt, dc = time.perf_counter() - t0, time.process_time() - c0
-            res[name].append({"tau": kendall_tau(Y[te], pred), "time": dt, "cpu": dc})
+        for name in methods:
+            if name in makers:
+                res[name].append(_timed(makers[name], X, Y, tr, te)[1])
     return res, np.array(ks)
 
 
-def run_peer(peers_python, X, Y, fold_of, ks):
+def run_peer(peers_python, X, Y, fold_of, ks, methods):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "data.npz"
         np.savez(path, X=X, Y=Y, fold=fold_of, k=ks)
         script = Path(tmp) / "peer.py"
         script.write_text(PEER_SCRIPT)
         proc = subprocess.run(
-            [peers_python, str(script), str(path)], capture_output=True, text=True, check=True
+            [peers_python, str(script), str(path), ",".join(methods)],
+            capture_output=True,
+            text=True,
+            check=True,
         )
     return json.loads(proc.stdout)
 
@@ -144,14 +163,29 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--peers-python", default=str(HERE.parent / ".venv-peers" / "bin" / "python"))
     ap.add_argument("--datasets", nargs="*", default=SETS)
+    ap.add_argument(
+        "--methods",
+        nargs="*",
+        choices=METHODS,
+        default=list(METHODS),
+        help="rows to run (default: all); a subset is only printed unless --out is given",
+    )
     ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--out", type=Path, default=HERE / "RESULTS_label_ranking.md")
+    ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    methods = [m for m in METHODS if m in args.methods]
+    full = methods == list(METHODS) and args.datasets == SETS
+    if args.out is None:
+        # only a full run replaces the committed results
+        args.out = HERE / "RESULTS_label_ranking.md"
+        args.no_write = args.no_write or not full
+    peer_methods = sorted({PEER_OF[m] for m in methods}, key=list(PEER_OF).index)
 
     # warm up the compiled kernels so that no data set pays the numba cache load
     Xw, Yw = load_label_ranking("iris")
     IBLRMallows(n_neighbors=5).fit(Xw, Yw).predict(Xw)
-    LabelRankingTree().fit(Xw, Yw).predict(Xw)
+    if "tree" in methods or "tree-full" in methods:
+        LabelRankingTree().fit(Xw, Yw).predict(Xw)
 
     rows = []
     totals = {}
@@ -162,16 +196,11 @@ def main() -> None:
         fold_of = np.empty(len(X), dtype=np.int64)
         for f, (_, te) in enumerate(KFold(10, shuffle=True, random_state=0).split(X)):
             fold_of[te] = f
-        ours, ks = run_ours(X, Y, fold_of)
-        peer = run_peer(args.peers_python, X, Y, fold_of, ks)
+        ours, ks = run_ours(X, Y, fold_of, methods)
+        peer = run_peer(args.peers_python, X, Y, fold_of, ks, peer_methods)
         raw[name] = {"ours": ours, "peer": peer, "k": ks.tolist()}
-        for pair, peer_key in (
-            ("kNN", "kNN"),
-            ("kNN-dudani", "kNN-dudani"),
-            ("IBLR-auto", "kNN-dudani"),
-            ("tree", "tree"),
-            ("tree-full", "tree"),
-        ):
+        for pair in methods:
+            peer_key = PEER_OF[pair]
             t_o, s_o, c_o = summarise(ours[pair])
             t_p, s_p, c_p = summarise(peer[peer_key])
             tot = totals.setdefault(pair, [0.0, 0.0, 0.0, 0.0])
@@ -194,7 +223,9 @@ def main() -> None:
                     f"{c_p / max(c_o, 1e-9):.1f}x",
                 ]
             )
-        print(name, "done", flush=True)
+        # progress: this data set's rows as they will appear in the table
+        for row in rows[-len(methods) :]:
+            print("| " + " | ".join(row) + " |", flush=True)
     table = markdown_table(
         [
             "data set",

@@ -12,10 +12,16 @@ from sklearn.neighbors import NearestNeighbors
 from rankclust import Rankings
 from rankclust.consensus import _positions_from_scores, generalized_borda_votes
 from rankclust.label_ranking import IBLR, IBLRMallows, IBLRPlackettLuce
+from rankclust.label_ranking._base import dudani_weights
 from rankclust.label_ranking._iblr_kernels import (
+    _nb_exact_distances,
     _nb_local_mallows_em,
+    _nb_loo_tau,
     _nb_positions_from_scores,
+    _nb_predict_centers,
+    _nb_squared_distances,
 )
+from rankclust.metrics import kendall_tau_rows
 from rankclust.models.mallows import estimate_center, estimate_theta, sample_mallows, theta_mle
 from rankclust.models.plackett_luce import fit_scores
 from tests.conftest import random_rankings
@@ -204,7 +210,11 @@ def test_neighbour_search_backends_agree_with_sklearn(rng, algorithm):
         NearestNeighbors(n_neighbors=7).fit(model._scale(X)).kneighbors(model._scale(Xq))
     )
     np.testing.assert_allclose(dist, ref_d, atol=1e-12)
-    np.testing.assert_array_equal(np.sort(ind, axis=1), np.sort(ref_i, axis=1))
+    # the same neighbours, except which of several points tied at the k-th distance enters
+    # (up to the search, as in scikit-learn); inside the neighbourhood ties go by index
+    for i in range(len(Xq)):
+        inner = dist[i] < dist[i, -1]
+        assert set(ind[i, inner]) == set(ref_i[i, ref_d[i] < ref_d[i, -1]])
     assert ind[-1, 0] == 5 and ind[-1, 1] == 6
     ref = IBLRMallows(n_neighbors=7, algorithm="brute").fit(X, R).predict(Xq)
     np.testing.assert_array_equal(model.predict(Xq), ref)
@@ -230,5 +240,208 @@ def test_large_k_uses_exact_search(rng):
     ref_d, _ = (
         NearestNeighbors(n_neighbors=200).fit(model._scale(X)).kneighbors(model._scale(X[:5]))
     )
-    np.testing.assert_allclose(dist, ref_d, atol=1e-9)
+    # scikit-learn's brute force expands |x - y|^2 (error ~1e-8 near 0); ours is exact
+    np.testing.assert_allclose(dist, ref_d, atol=1e-7)
+    assert (dist[:, 0] == 0).all()
     assert (np.diff(dist, axis=1) >= 0).all()
+
+
+# ------------------------------------------------------------------ indexed kernels
+def _reference_weights(R, ind, dist, uniform):
+    """Plain numpy: Dudani (or uniform) weights times completeness, with the fallbacks."""
+    wd = np.ones_like(dist) if uniform else dudani_weights(dist)
+    wc = R.lengths[ind] / R.n_items
+    w = wd * wc
+    dead = ~(w.sum(axis=1) > 0)
+    w[dead] = wc[dead]
+    w[~(w.sum(axis=1) > 0)] = 1.0
+    return w
+
+
+def _reference_centers(R, ind, dist, uniform):
+    """Plain reference: estimate_center(method="borda") on each query's neighbours."""
+    w = _reference_weights(R, ind, dist, uniform)
+    return np.array(
+        [estimate_center(R[ind[q]], w[q], method="borda") for q in range(ind.shape[0])]
+    ), w
+
+
+def _neighbour_matrix(rng, n_q, n, k):
+    """Random sorted distances (with ties) and distinct neighbour indices per query."""
+    ind = np.array([rng.choice(n, size=k, replace=False) for _ in range(n_q)])
+    dist = np.sort(rng.integers(0, 4, size=(n_q, k)).astype(float), axis=1)
+    return ind.astype(np.intp), dist
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3, 0.6])
+@pytest.mark.parametrize("uniform", [True, False])
+def test_predict_centers_matches_reference(rng, p_missing, uniform):
+    """The indexed kernel (weights, Prop. 2 start, approximate EM) = estimate_center."""
+    n, m, k, n_q = 60, 6, 7, 50
+    R = random_rankings(rng, n, m, p_missing=p_missing)
+    ind, dist = _neighbour_matrix(rng, n_q, n, k)
+    ref, w = _reference_centers(R, ind, dist, uniform)
+    centers = np.empty((n_q, m), dtype=np.int64)
+    mean, n_iter, conv = np.empty(n_q), np.empty(n_q, dtype=np.int64), np.empty(n_q, bool)
+    votes = generalized_borda_votes(R)
+    _nb_predict_centers(
+        R.ranks, votes, R.lengths / m, ind, dist, uniform, 100, True, centers, mean, n_iter, conv
+    )
+    np.testing.assert_array_equal(centers, ref)
+    for q in range(n_q):
+        ref_th = estimate_theta(R[ind[q]], ref[q], w[q], theta_max=np.inf)
+        assert theta_mle(mean[q], m, theta_max=np.inf) == pytest.approx(ref_th, rel=1e-9)
+    # the gathered batch kernel (used by the tree) agrees too
+    c2, m2, _, _ = _run_kernel(R.ranks[ind], w)
+    np.testing.assert_array_equal(c2, centers)
+    np.testing.assert_allclose(m2, mean, rtol=1e-12)
+
+
+def test_predict_centers_empty_and_dead_weights(rng):
+    """All-absent neighbour rankings and Dudani weights of zero fall back as documented."""
+    m = 4
+    ranks = np.array([[-1, -1, -1, -1], [0, 1, -1, -1], [2, 1, 0, 3], [-1, -1, -1, -1]])
+    R = Rankings(ranks)
+    # query 0: k = 2, the nearest is empty, the other has Dudani weight 0 -> completeness
+    # query 1: every neighbour empty -> uniform weights, generalised Borda = ties -> identity
+    ind = np.array([[0, 1], [0, 3]], dtype=np.intp)
+    dist = np.array([[0.0, 1.0], [0.0, 1.0]])
+    ref, _ = _reference_centers(R, ind, dist, False)
+    centers = np.empty((2, m), dtype=np.int64)
+    out = np.empty(2), np.empty(2, dtype=np.int64), np.empty(2, bool)
+    votes = generalized_borda_votes(R)
+    _nb_predict_centers(R.ranks, votes, R.lengths / m, ind, dist, False, 100, False, centers, *out)
+    np.testing.assert_array_equal(centers, ref)
+    np.testing.assert_array_equal(centers[1], [0, 1, 2, 3])
+    assert np.isnan(out[0]).all()  # need_dist=False
+
+
+def test_predict_centers_does_not_depend_on_order_within_the_set(rng):
+    """Large-k searches hand the kernel unsorted sets: same centres (uniform: exact sums)."""
+    n, m, k = 80, 5, 20
+    R = random_rankings(rng, n, m, p_missing=0.3)
+    ind, dist = _neighbour_matrix(rng, 30, n, k)
+    perm = np.argsort(rng.random((30, k)), axis=1)
+    votes = generalized_borda_votes(R)
+    outs = []
+    for i, d in (
+        (ind, dist),
+        (np.take_along_axis(ind, perm, 1), np.take_along_axis(dist, perm, 1)),
+    ):
+        c = np.empty((30, m), dtype=np.int64)
+        _nb_predict_centers(
+            R.ranks,
+            votes,
+            R.lengths / m,
+            np.ascontiguousarray(i),
+            np.ascontiguousarray(d),
+            True,
+            100,
+            False,
+            c,
+            np.empty(30),
+            np.empty(30, dtype=np.int64),
+            np.empty(30, bool),
+        )
+        outs.append(c)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.4])
+@pytest.mark.parametrize("uniform", [True, False])
+def test_loo_tau_matches_reference(rng, p_missing, uniform):
+    """One pass over prefixes = a separate prediction and kendall_tau_rows for each k."""
+    n, m, n_e, K = 70, 5, 25, 12
+    R = random_rankings(rng, n, m, p_missing=p_missing, min_length=2)
+    ind, dist = _neighbour_matrix(rng, n_e, n, K)
+    truth_rows = rng.choice(n, size=n_e, replace=False)
+    ks = np.array([2, 3, 5, 12])
+    tau = np.empty((n_e, ks.size))
+    n_bad = np.empty(ks.size, dtype=np.int64)
+    _nb_loo_tau(
+        R.ranks,
+        generalized_borda_votes(R),
+        R.lengths / m,
+        ind,
+        dist,
+        ks,
+        uniform,
+        100,
+        R.ranks[truth_rows],
+        tau,
+        n_bad,
+    )
+    for g, k in enumerate(ks):
+        ref, _ = _reference_centers(R, ind[:, :k], dist[:, :k], uniform)
+        np.testing.assert_array_equal(tau[:, g], kendall_tau_rows(R[truth_rows], ref + 1))
+    assert (n_bad == 0).all()
+
+
+def test_distance_kernels_are_bit_identical_to_the_kd_tree(rng):
+    from sklearn.neighbors import KDTree
+
+    Z = rng.normal(size=(200, 7))
+    Q = rng.normal(size=(30, 7))
+    dist, ind = KDTree(Z).query(Q, k=9)
+    out = np.empty_like(dist)
+    _nb_exact_distances(Z, Q, ind, out)
+    np.testing.assert_array_equal(out, dist)
+    d2 = np.empty((30, 200))
+    _nb_squared_distances(np.ascontiguousarray(Z.T), Q, d2)
+    np.testing.assert_array_equal(np.sqrt(np.take_along_axis(d2, ind, 1)), dist)
+
+
+@pytest.mark.parametrize("weights", ["uniform", "dudani"])
+def test_unsorted_large_k_prediction_equals_sorted(rng, weights):
+    X = rng.random((200, 3))
+    R = random_rankings(rng, 200, 4, p_missing=0.2)
+    model = IBLRMallows(n_neighbors=120, weights=weights).fit(X, R)
+    Xq = rng.random((20, 3))
+    d_sorted, i_sorted = model._neighbours(Xq)
+    d_set, i_set = model._neighbours(Xq, sort=False)
+    np.testing.assert_array_equal(np.sort(i_set, axis=1), np.sort(i_sorted, axis=1))
+    np.testing.assert_array_equal(
+        model._predict_from_neighbours(d_set, i_set),
+        model._predict_from_neighbours(d_sorted, i_sorted),
+    )
+
+
+def test_grid_extension_scores_equal_a_fixed_grid_of_the_same_ks(rng):
+    """Look-ahead extension: every score as a fixed grid gives it; stops at the first loser."""
+    X = rng.random((400, 2))
+    R = sample_mallows([0, 1, 2, 3, 4], 0.3, 400, random_state=1)
+    grown = IBLRMallows(k_grid=(2, 5, 10), random_state=0).fit(X, R)
+    ks = sorted(grown.cv_scores_)
+    fixed = IBLRMallows(k_grid=tuple(ks), extend_grid=False, random_state=0).fit(X, R)
+    assert fixed.cv_scores_ == grown.cv_scores_
+    extension = ks[3:]  # 15, 23, ...: three looked-ahead steps per neighbour search
+    assert all(
+        b == min(int(np.ceil(1.5 * a)), 399) for a, b in zip(ks[2:-1], extension, strict=True)
+    )
+    # every extension step but the last was the best so far
+    for j, k in enumerate(extension[:-1]):
+        tried = {c: grown.cv_scores_[c] for c in ks[: 3 + j + 1]}
+        assert max(tried, key=lambda c: (tried[c], -c)) == k
+
+
+def test_default_uses_features_as_given(rng):
+    X = rng.normal(size=(50, 3)) * [1.0, 100.0, 0.01]
+    R = random_rankings(rng, 50, 3)
+    model = IBLRMallows(n_neighbors=5).fit(X, R)
+    np.testing.assert_array_equal(model._scale(X), X)
+    scaled = IBLRMallows(n_neighbors=5, scaling="minmax").fit(X, R)
+    assert scaled._scale(X).min() == 0.0 and scaled._scale(X).max() == 1.0
+
+
+@pytest.mark.parametrize("n_features", [2, 12])
+def test_leave_one_out_is_the_same_with_every_neighbour_search(rng, monkeypatch, n_features):
+    """Full distance matrix (small sets), KD-tree / BLAS brute force: the same scores."""
+    import rankclust.label_ranking.iblr as iblr_module
+
+    X = rng.random((150, n_features))
+    R = random_rankings(rng, 150, 4, p_missing=0.2)
+    full = IBLRMallows(random_state=0).fit(X, R)
+    monkeypatch.setattr(iblr_module, "_FULL_MATRIX_N", 0)
+    searched = IBLRMallows(random_state=0).fit(X, R)
+    assert searched.cv_scores_ == full.cv_scores_
+    np.testing.assert_array_equal(searched.predict(X[:20]), full.predict(X[:20]))

@@ -1,4 +1,4 @@
-"""Tests of the label ranking tree (LRT)."""
+"""Tests of the label ranking tree (LRT) and its kernels."""
 
 from __future__ import annotations
 
@@ -11,8 +11,18 @@ from rankclust import Rankings
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
 from rankclust.label_ranking import LabelRankingTree
-from rankclust.label_ranking._tree_kernels import _nb_best_split, _nb_theta_from_mean
-from rankclust.label_ranking.tree import theta_table
+from rankclust.label_ranking import tree as tree_module
+from rankclust.label_ranking._tree_kernels import (
+    _nb_complete_node_model,
+    _nb_partition,
+    _nb_resort,
+    _nb_split_complete,
+    _nb_split_incomplete,
+    _nb_theta_from_mean,
+    _nb_theta_lookup,
+    _nb_theta_upper,
+)
+from rankclust.label_ranking.tree import _scan_rows, theta_index, theta_table
 from rankclust.models.mallows import estimate_center, estimate_theta, theta_mle
 from tests.conftest import random_rankings
 
@@ -47,6 +57,7 @@ def _value(theta: float, criterion: int) -> float:
 
 
 def _best_split_reference(X, R, rows, min_leaf=1, criterion=0):
+    """Every feature, every midpoint, both children refitted; ties keep the first."""
     best = (-np.inf, -1, 0.0)
     for f in range(X.shape[1]):
         vals = np.unique(X[rows, f])
@@ -65,17 +76,49 @@ def _best_split_reference(X, R, rows, min_leaf=1, criterion=0):
     return best
 
 
-def _kernel(X, R, rows, min_leaf=1, criterion=0):
-    table, grid = theta_table(R.n_items, THETA_MAX)
-    f, t, s = np.empty(1, dtype=np.int64), np.empty(1), np.empty(1)
-    sorted_rows = np.column_stack(
-        [rows[np.argsort(X[rows, c], kind="stable")] for c in range(X.shape[1])]
-    )
-    sorted_vals = np.take_along_axis(X[rows], np.argsort(X[rows], axis=0, kind="stable"), 0)
-    ro = np.argsort(np.where(R.present, R.ranks, R.n_items), axis=1, kind="stable")
-    ro, lens = ro.astype(np.int16), R.lengths.astype(np.int16)
-    _nb_best_split(sorted_rows, sorted_vals, ro, lens, min_leaf, criterion, table, grid, f, t, s)
-    return s[0], int(f[0]), t[0]
+def _presort(X, rows):
+    """The kernels' layout of a node: row f = the rows sorted by feature f, and the values."""
+    order = np.argsort(X[rows], axis=0, kind="stable")
+    sidx = np.ascontiguousarray(rows[order].T)
+    sval = np.ascontiguousarray(np.take_along_axis(X[rows], order, axis=0).T)
+    return sidx, sval
+
+
+def _kernel(X, R, rows, min_leaf=1, criterion=0, path=None):
+    """The kernels' best split of ``rows``: the integer path when every row is complete (or
+    ``path="integer"``), else the float path. Returns ``(score, feature, threshold)``."""
+    m = R.n_items
+    table, grid = theta_table(m, THETA_MAX)
+    index, yrange, theta_up = theta_index(m, THETA_MAX)
+    rk, bits, n_above, pair_index, ro, lens = _scan_rows(R)
+    if ro.shape[0] == 0:
+        ro = np.argsort(rk, axis=1, kind="stable").astype(rk.dtype)
+    sidx, sval = _presort(X, rows)
+    if path is None:
+        path = "integer" if np.all(lens[rows] == m) else "float"
+    if path == "integer":
+        s_tot = np.zeros(m, dtype=np.int64)
+        c_tot = np.zeros(bits.shape[1], dtype=np.int64)
+        s_tot += rk[rows].sum(axis=0, dtype=np.int64)
+        c_tot += bits[rows].sum(axis=0, dtype=np.int64)
+        work = np.zeros((7, max(m, bits.shape[1])), dtype=np.int64)
+        f, t, s = _nb_split_complete(
+            sidx, sval, 0, rows.size, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
+            criterion, table, grid, index, yrange, theta_up, work,
+        )  # fmt: skip
+    else:
+        f, t, s = _nb_split_incomplete(
+            sidx, sval, 0, rows.size, ro, lens, min_leaf, criterion, table, grid, index, yrange
+        )
+    return s, int(f), t
+
+
+def _tied_data(rng, n, d, m, p_missing):
+    X = np.round(rng.random((n, d)), 1)  # repeated values: thresholds between distinct ones
+    util = X @ rng.normal(size=(d, m)) + rng.normal(0, 0.3, (n, m))
+    ranks = np.argsort(np.argsort(-util, axis=1), axis=1)
+    ranks = np.where(rng.random((n, m)) < p_missing, -1, ranks)
+    return X, Rankings(ranks)
 
 
 @pytest.mark.parametrize("criterion", [0, 1])
@@ -83,17 +126,204 @@ def _kernel(X, R, rows, min_leaf=1, criterion=0):
 @pytest.mark.parametrize("seed", range(4))
 def test_split_scan_matches_refitting_every_threshold(p_missing, seed, criterion):
     rng = np.random.default_rng(seed)
-    n, d, m = 30, 3, 4
-    X = np.round(rng.random((n, d)), 1)  # repeated values: thresholds between distinct ones
-    util = X @ rng.normal(size=(d, m)) + rng.normal(0, 0.3, (n, m))
-    ranks = np.argsort(np.argsort(-util, axis=1), axis=1)
-    ranks = np.where(rng.random((n, m)) < p_missing, -1, ranks)
-    R = Rankings(ranks)
-    rows = np.arange(n, dtype=np.int64)
+    X, R = _tied_data(rng, 30, 3, 4 + seed % 2, p_missing)
+    rows = np.arange(30, dtype=np.int64)
     score, f, t = _kernel(X, R, rows, min_leaf=2, criterion=criterion)
     ref_score, ref_f, ref_t = _best_split_reference(X, R, rows, min_leaf=2, criterion=criterion)
     assert score == pytest.approx(ref_score, abs=1e-4)
     assert (f, t) == (ref_f, pytest.approx(ref_t))
+
+
+@pytest.mark.parametrize("criterion", [0, 1])
+@pytest.mark.parametrize("seed", range(6))
+def test_integer_and_float_scans_agree_on_complete_rows(seed, criterion):
+    """The exact integer scan and the float scan (which also handles complete rows) choose
+    the same split of a node (a subset of the rows, in the layout of a child node)."""
+    rng = np.random.default_rng(seed)
+    m = (2, 3, 5, 7, 4, 6)[seed]
+    X, R = _tied_data(rng, 60, 3, m, 0.0)
+    rows = np.sort(rng.choice(60, 45, replace=False))
+    s_int, f_int, t_int = _kernel(X, R, rows, min_leaf=1 + seed % 3, criterion=criterion,
+                                  path="integer")  # fmt: skip
+    s_flt, f_flt, t_flt = _kernel(X, R, rows, min_leaf=1 + seed % 3, criterion=criterion,
+                                  path="float")  # fmt: skip
+    assert s_int == pytest.approx(s_flt, abs=1e-9)
+    assert (f_int, t_int) == (f_flt, t_flt)
+
+
+@pytest.mark.parametrize("m", [2, 3, 5, 11])
+def test_theta_lookup_is_the_binary_search_and_the_bound_bounds_it(m):
+    table, grid = theta_table(m, THETA_MAX)
+    index, yrange, theta_up = theta_index(m, THETA_MAX)
+    rng = np.random.default_rng(m)
+    row = table[m]
+    top = m * (m - 1) / 4
+    means = np.concatenate(
+        [
+            rng.random(3000) * (top + 0.5),
+            np.exp(rng.uniform(np.log(row[-1]) - 1, np.log(top), 3000)),
+            row,  # the grid values themselves (bracket edges)
+            0.5 * (row[1:] + row[:-1]),
+            np.exp(yrange[m, 0] - np.arange(index.shape[1]) / yrange[m, 1]),  # bucket edges
+            [0.0, row[-1], row[0], top + 1.0],
+        ]
+    )
+    for mean in means:
+        exact = _nb_theta_from_mean(table, grid, m, mean)
+        assert _nb_theta_lookup(table, grid, index, yrange, m, mean) == exact
+        assert _nb_theta_upper(table, yrange, theta_up, m, mean) >= exact
+
+
+def test_resort_tracks_the_flipped_pairs():
+    """Insertion sort by key with the lower label first on ties; ``flip`` marks the pairs
+    x < y that the order puts y before x, and the returned sums follow it."""
+    rng = np.random.default_rng(0)
+    m = 6
+    pair_index = np.zeros((m, m), dtype=np.int64)
+    pair_index[np.triu_indices(m, 1)] = np.arange(m * (m - 1) // 2)
+    pair_index = (pair_index + pair_index.T).ravel()
+    pairs = list(itertools.combinations(range(m), 2))
+    order = np.arange(m)
+    flip = np.zeros(len(pairs), dtype=np.int64)
+    c = rng.integers(0, 9, len(pairs))
+    c2 = rng.integers(0, 9, len(pairs))
+    n_flip = dot = dot2 = 0
+    key = np.zeros(m, dtype=np.int64)
+    for _ in range(200):
+        key += rng.integers(0, 3, m)  # drift, with frequent ties
+        d_flip, d_c, d_c2 = _nb_resort(key, order, flip, pair_index, c, c2)
+        n_flip, dot, dot2 = n_flip + d_flip, dot + d_c, dot2 + d_c2
+        expected = sorted(range(m), key=lambda j: (key[j], j))
+        np.testing.assert_array_equal(order, expected)
+        pos = np.argsort(order)
+        want = np.array([pos[y] < pos[x] for x, y in pairs], dtype=np.int64)
+        np.testing.assert_array_equal(flip, want)
+        assert (n_flip, dot, dot2) == (want.sum(), want @ c, want @ c2)
+
+
+def test_pair_bits_and_complete_node_model_against_brute_force():
+    rng = np.random.default_rng(1)
+    m = 5
+    R = random_rankings(rng, 40, m)
+    rk, bits, n_above, pair_index, _, _ = _scan_rows(R)
+    pairs = list(itertools.combinations(range(m), 2))
+    want = np.array([[r[x] < r[y] for x, y in pairs] for r in R.ranks], dtype=np.uint8)
+    np.testing.assert_array_equal(bits, want)
+    np.testing.assert_array_equal(n_above, want.sum(axis=1))
+    for rows in (np.arange(40), np.arange(7), np.array([3, 3, 3])):
+        table, grid = theta_table(m, THETA_MAX)
+        center = np.empty(m, dtype=np.int64)
+        theta, pure = _nb_complete_node_model(
+            rk[rows].sum(axis=0, dtype=np.int64), bits[rows].sum(axis=0, dtype=np.int64),
+            rows.size, table, grid, pair_index, np.empty(m, dtype=np.int64),
+            np.zeros(len(pairs), dtype=np.int64), center,
+        )  # fmt: skip
+        sub = R[rows]
+        borda = np.argsort(np.argsort(sub.ranks.sum(axis=0), kind="stable"), kind="stable")
+        np.testing.assert_array_equal(center, borda)  # Borda order, ties to the lower label
+        mean = float(np.mean(kendall_distances(sub, center)))
+        assert theta == pytest.approx(theta_mle(mean, m, theta_max=THETA_MAX), abs=2e-5)
+        assert pure == (np.unique(sub.ranks, axis=0).shape[0] == 1)
+
+
+def test_partition_is_stable_and_keeps_every_feature_sorted():
+    rng = np.random.default_rng(2)
+    X = np.round(rng.random((50, 3)), 1)
+    sidx, sval = _presort(X, np.arange(50, dtype=np.int64))
+    start, end = 5, 45  # a node in the middle: the rest must not move
+    sidx[:, start:end], sval[:, start:end] = _presort(X, np.unique(sidx[0, start:end]))
+    before = sidx.copy()
+    n_left = _nb_partition(
+        sidx, sval, start, end, 1, 0.45, np.zeros(50, dtype=np.bool_), np.empty(50, np.int64),
+        np.empty(50),
+    )  # fmt: skip
+    rows = before[0, start:end]
+    go_left = np.sort(rows[X[rows, 1] <= 0.45])
+    assert n_left == go_left.size
+    np.testing.assert_array_equal(sidx[:, :start], before[:, :start])
+    np.testing.assert_array_equal(sidx[:, end:], before[:, end:])
+    for f in range(3):
+        for a, b, members in ((start, start + n_left, go_left),
+                              (start + n_left, end, np.setdiff1d(rows, go_left))):  # fmt: skip
+            seg = sidx[f, a:b]
+            np.testing.assert_array_equal(np.sort(seg), members)
+            np.testing.assert_array_equal(sval[f, a:b], X[seg, f])
+            # sorted by the feature, row order kept among equal values (stable)
+            np.testing.assert_array_equal(
+                seg, before[f, start:end][np.isin(before[f, start:end], members)]
+            )
+            assert np.all(np.diff(sval[f, a:b]) >= 0)
+
+
+def _reference_tree(X, R, min_size, min_leaf=1, criterion=1):
+    """Depth first, left child first, splits by :func:`_best_split_reference`."""
+    feature, threshold = [], []
+
+    def grow(rows):
+        node = len(feature)
+        feature.append(-1)
+        threshold.append(np.nan)
+        sub = R[rows]
+        pres = sub.present
+        both = pres[:, :, None] & pres[:, None, :]
+        above = both & (sub.ranks[:, :, None] < sub.ranks[:, None, :])
+        pure = not np.any(above.any(axis=0) & above.any(axis=0).T)
+        if pure or rows.size < min_size or rows.size < 2:
+            return
+        _, f, t = _best_split_reference(X, R, rows, min_leaf, criterion)
+        if f < 0:
+            return
+        feature[node], threshold[node] = f, t
+        grow(rows[X[rows, f] <= t])
+        grow(rows[X[rows, f] > t])
+
+    grow(np.arange(X.shape[0]))
+    return np.array(feature), np.array(threshold)
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3])
+@pytest.mark.parametrize("seed", range(3))
+def test_tree_matches_a_reference_grower(seed, p_missing):
+    rng = np.random.default_rng(10 + seed)
+    X, R = _tied_data(rng, 40, 2, 3 + seed, p_missing)
+    tree = LabelRankingTree(min_node_size_factor=6 / R.n_items, min_samples_leaf=2).fit(X, R)
+    feature, threshold = _reference_tree(X, R, min_size=6, min_leaf=2)
+    np.testing.assert_array_equal(tree.feature_, feature)
+    np.testing.assert_allclose(tree.threshold_, threshold)
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3])
+def test_float_path_grows_the_same_tree(monkeypatch, p_missing):
+    """Without room for the pair bits every node takes the float path: same tree."""
+    rng = np.random.default_rng(3)
+    X = rng.random((150, 3))
+    R = random_rankings(rng, 150, 4, p_missing=p_missing)
+    fast = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    monkeypatch.setattr(tree_module, "_MAX_PAIR_BITS", 0)
+    slow = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    np.testing.assert_array_equal(fast.feature_, slow.feature_)
+    np.testing.assert_array_equal(fast.threshold_, slow.threshold_)
+    np.testing.assert_array_equal(fast.leaf_ranking_, slow.leaf_ranking_)
+    np.testing.assert_allclose(fast.node_theta_, slow.node_theta_, atol=1e-12)
+
+
+def test_apply_walks_the_tree(rng):
+    X = rng.random((300, 3))
+    R = random_rankings(rng, 300, 4)
+    tree = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    Xq = np.vstack([rng.random((50, 3)), X[:20]])
+    expected = []
+    for x in Xq:
+        t = 0
+        while tree.feature_[t] >= 0:
+            go_left = x[tree.feature_[t]] <= tree.threshold_[t]
+            t = tree.children_left_[t] if go_left else tree.children_right_[t]
+        expected.append(t)
+    np.testing.assert_array_equal(tree.apply(Xq), expected)
+    # every training row reaches a leaf that counted it
+    leaves, counts = np.unique(tree.apply(X), return_counts=True)
+    np.testing.assert_array_equal(tree.n_node_samples_[leaves], counts)
+    assert counts.sum() == 300 and np.all(tree.feature_[leaves] < 0)
 
 
 def test_theta_table_inversion_matches_theta_mle():
@@ -166,10 +396,18 @@ def test_incomplete_data_learns(rng):
     assert np.all(np.isfinite(tree.node_theta_))
 
 
-def test_incomplete_node_models_match_the_shared_estimators(rng):
+@pytest.mark.parametrize("drop_label", [False, True])
+def test_incomplete_node_models_match_the_shared_estimators(rng, drop_label):
+    """Nodes seeing every label (fitted in one batch) and nodes missing one (one by one)."""
     X = rng.random((120, 2))
     R = random_rankings(rng, 120, 5, p_missing=0.4)
+    if drop_label:  # label 4 never occurs where x0 <= 0.5: nodes there have 4 labels
+        low = X[:, 0] <= 0.5
+        keep = R.present & ~(low[:, None] & (np.arange(5) == 4))
+        key = np.where(keep, R.ranks, 99)
+        R = Rankings(np.where(keep, np.argsort(np.argsort(key, axis=1), axis=1), -1))
     tree = LabelRankingTree(max_depth=3).fit(X, R)
+    checked = set()
     for node in range(tree.node_count_):
         rows = np.flatnonzero(np.isin(tree.apply(X), _leaves_below(tree, node)))
         labs = tree.node_labels_[node]
@@ -180,6 +418,9 @@ def test_incomplete_node_models_match_the_shared_estimators(rng):
         np.testing.assert_array_equal(tree.node_center_[node], center)
         theta = estimate_theta(sub, center, theta_max=THETA_MAX)
         assert tree.node_theta_[node] == pytest.approx(theta, abs=2e-5)
+        checked.add(labs.size)
+    assert 5 in checked  # the batch
+    assert not drop_label or 4 in checked  # one by one
 
 
 def _leaves_below(tree, node):

@@ -1,8 +1,14 @@
 """Numba kernels of :mod:`rankclust.label_ranking.tree` (private: inputs are trusted).
 
-The split search of the label ranking tree sorts a node's rows by one feature and sweeps the
-thresholds, moving one row at a time from the right child to the left one and updating three
-additive statistics of each side instead of refitting:
+The whole tree is grown by one call (:func:`_grow`), presorted as in scikit-learn's old
+presort splitter: the rows are sorted by every feature once, at the root, and each split
+partitions these sorted columns stably in place, so every node owns one column range in which
+its rows are sorted by each feature and its children inherit the order without sorting again.
+The split search sweeps a node's thresholds feature by feature, moving one row at a time from
+the right child to the left one and updating additive statistics of the left side (the right
+side is the node total minus the left) instead of refitting.
+
+*Incomplete rankings* (float statistics, :func:`_split_incomplete`):
 
 * ``votes[l]`` -- sums of the normalised generalised Borda votes (Cheng et al. 2009, Prop. 2,
   divided by ``n_T + 1``): ``(l_i - r + 1)/(l_i + 1)`` for the label at rank ``r`` of a ranking
@@ -17,16 +23,25 @@ additive statistics of each side instead of refitting:
 From them a side's Mallows fit costs O(m^2): the centre is the order of ``votes`` over
 ``L_T`` (ties to the lower label index), ``Dbar = n_T (n_T - 1)/2 * sum_{a above b} pairs[b, a]
 / #rows with pairs`` and ``theta = g_{n_T}^{-1}(Dbar)`` read from a table of the expected
-distance (:func:`rankclust.models.mallows.expected_distance`) on a fine grid. For complete
-rankings this is exactly the paper's node fit (Borda centre, theta MLE); for incomplete ones
-``Dbar`` is the observed-pairs estimate of the mean distance (spec A6) instead of the
-distance of the Prop. 1 completions, which would need a refit per threshold.
+distance (:func:`rankclust.models.mallows.expected_distance`) on a fine grid. For incomplete
+rankings ``Dbar`` is the observed-pairs estimate of the mean distance (spec A6) instead of
+the distance of the Prop. 1 completions, which would need a refit per threshold.
+
+*Complete rankings* (nodes whose rows all rank all labels; exact integer statistics, see the
+section comment above :func:`_pair_bits`): the same fit -- Borda centre, mean Kendall distance
+to it, theta read from the table -- which is exactly the paper's node fit (theta MLE up to
+the table's interpolation). Per threshold it costs O(m) (the label orders of the sides are
+re-sorted by insertion, each exchange updating the distance in O(1)), and the table is read
+in O(1) through a bucket index of ``log(mean)``, after a cheaper upper bound of both thetas
+has shown that the threshold can beat the best split so far.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+from rankclust.label_ranking._iblr_kernels import _nb_em_one
 
 
 def _theta_from_mean(table, grid, n_t, mean):  # pragma: no cover - compiled below
@@ -70,6 +85,8 @@ def _side_theta(
     n_rows_pairs,
     table,
     grid,
+    index,
+    yrange,
     order_buf,
 ):  # pragma: no cover - compiled below
     """Spread of one side from its statistics (see the module docstring).
@@ -77,7 +94,7 @@ def _side_theta(
     The side's statistics are ``base + sign * (votes, pairs, count)``: the left side is
     ``0 + 1 * left`` and the right side ``total - left``, so no copy is made. ``order_buf``
     (m,) int64 scratch. Returns the capped theta (the cap for a side with fewer than two
-    labels or no observed pair).
+    labels or no observed pair), read from the table by :func:`_theta_lookup`.
     """
     m = votes.shape[0]
     n_t = 0
@@ -103,90 +120,80 @@ def _side_theta(
             v = order_buf[b]
             disc += base_pairs[v, u] + sign * pairs[v, u]
     mean = disc / n_rows_pairs * (n_t * (n_t - 1) / 2.0)
-    return _nb_theta_from_mean(table, grid, n_t, mean)
+    return _nb_theta_lookup(table, grid, index, yrange, n_t, mean)
 
 
 _nb_side_theta = numba.njit(_side_theta, cache=True, nogil=True)
 
 
-def _theta_hunt(table, grid, n_t, mean, hint):  # pragma: no cover - compiled below
-    """:func:`_theta_from_mean` starting the search at ``hint[0]`` (updated in place).
+def _theta_lookup(table, grid, index, yrange, n_t, mean):  # pragma: no cover - compiled below
+    """:func:`_theta_from_mean` in O(1): the same bracket, found from a bucket index.
 
-    Consecutive thresholds change a side by one row, so its mean distance moves little and
-    a short walk from the previous bracket replaces the binary search.
+    ``index[n, b]`` is the bracket of the largest mean of bucket b of ``log(mean)``, with
+    ``b = floor((yrange[n, 0] - log(mean)) * yrange[n, 1])`` (see
+    :func:`rankclust.label_ranking.tree.theta_table`); a short walk from there reaches the
+    bracket ``row[lo] > mean >= row[lo + 1]`` (about one grid step per bucket), so the result
+    equals the binary search's exactly.
     """
     n_grid = grid.shape[0]
+    if n_t < 2:
+        return grid[n_grid - 1]
     row = table[n_t]
     if mean >= row[0]:
         return 0.0
     if mean <= row[n_grid - 1]:
         return grid[n_grid - 1]
-    lo = hint[0]
-    if lo < 0 or lo > n_grid - 2:
-        lo = 0
-    steps = 0
-    while steps < 16 and not (row[lo] > mean >= row[lo + 1]):
-        if row[lo] <= mean:
-            lo -= 1
-        else:
-            lo += 1
-        steps += 1
-    if not (row[lo] > mean >= row[lo + 1]):
-        lo = 0
-        hi = n_grid - 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if row[mid] > mean:
-                lo = mid
-            else:
-                hi = mid
-    hint[0] = lo
+    n_bucket = index.shape[1]
+    b = int((yrange[n_t, 0] - np.log(mean)) * yrange[n_t, 1])
+    if b < 0:
+        b = 0
+    elif b >= n_bucket:
+        b = n_bucket - 1
+    lo = index[n_t, b]
+    while lo > 0 and row[lo] <= mean:
+        lo -= 1
+    while row[lo + 1] > mean:
+        lo += 1
     frac = (row[lo] - mean) / (row[lo] - row[lo + 1])
     return grid[lo] + frac * (grid[lo + 1] - grid[lo])
 
 
-_nb_theta_hunt = numba.njit(_theta_hunt, cache=True, nogil=True)
+_nb_theta_lookup = numba.njit(_theta_lookup, cache=True, nogil=True)
 
 
-def _side_theta_complete(
-    votes, pairs, sign, base_votes, base_pairs, n_rows, order, table, grid, hint
-):  # pragma: no cover - compiled below
-    """:func:`_side_theta` for a side whose rows all rank every label (complete data).
-
-    The side's statistics are ``base + sign * (votes, pairs)`` as in :func:`_side_theta`.
-    ``order`` (m,) holds the side's label order from the previous threshold and is re-sorted
-    in place by insertion (nearly sorted: O(m) typically); ties keep the lower label index
-    first, as in the general function. ``hint`` is the theta search start (see
-    :func:`_theta_hunt`).
-    """
-    m = votes.shape[0]
-    if m < 2 or n_rows < 0.5:
-        return grid[grid.shape[0] - 1]
-    for a in range(1, m):
-        x = order[a]
-        vx = base_votes[x] + sign * votes[x]
-        b = a - 1
-        while b >= 0:
-            y = order[b]
-            vy = base_votes[y] + sign * votes[y]
-            # y moves below x if x has clearly more votes, or equal votes and a lower index
-            if vy < vx - 1e-9 or (abs(vy - vx) <= 1e-9 and y > x):
-                order[b + 1] = y
-                b -= 1
-            else:
-                break
-        order[b + 1] = x
-    disc = 0.0
-    for a in range(m):
-        u = order[a]
-        for b in range(a + 1, m):
-            v = order[b]
-            disc += base_pairs[v, u] + sign * pairs[v, u]
-    mean = disc / n_rows * (m * (m - 1) / 2.0)
-    return _nb_theta_hunt(table, grid, m, mean, hint)
+def _theta_upper(table, yrange, theta_up, n_t, mean):  # pragma: no cover - compiled below
+    """An upper bound of :func:`_theta_lookup` from the bucket of ``log(mean)`` alone (exact at
+    the ends of the table). ``theta_up[n, b]`` bounds theta over bucket b and the next one
+    (see :func:`rankclust.label_ranking.tree.theta_index`). O(1), no search."""
+    row = table[n_t]
+    n_grid = row.shape[0]
+    if mean >= row[0]:
+        return 0.0
+    if mean <= row[n_grid - 1]:
+        return theta_up[n_t, theta_up.shape[1] - 1]
+    b = int((yrange[n_t, 0] - np.log(mean)) * yrange[n_t, 1])
+    if b < 0:
+        b = 0
+    elif b >= theta_up.shape[1]:
+        b = theta_up.shape[1] - 1
+    return theta_up[n_t, b]
 
 
-_nb_side_theta_complete = numba.njit(_side_theta_complete, cache=True, nogil=True)
+_nb_theta_upper = numba.njit(_theta_upper, cache=True, nogil=True)
+
+
+def _split_score(criterion, cap, n_left, th_l, n_right, th_r):  # pragma: no cover
+    """Criterion of a split, maximised, times the node size: eq. (6) ``n+ theta+ + n- theta-``
+    (criterion 0) or ``-(n+ u+ + n- u-)`` with ``u = 1/(1 + theta)``, 0 at the cap
+    (criterion 1). Non-decreasing in both thetas."""
+    if criterion == 0:
+        return n_left * th_l + n_right * th_r
+    u_l = 0.0 if th_l >= cap else 1.0 / (1.0 + th_l)
+    u_r = 0.0 if th_r >= cap else 1.0 / (1.0 + th_r)
+    return -(n_left * u_l + n_right * u_r)
+
+
+_nb_split_score = numba.njit(_split_score, cache=True, nogil=True)
 
 
 def _move_row(rk, i, sign, votes, pairs, count):  # pragma: no cover - compiled below
@@ -253,199 +260,86 @@ def _move_row_order(ro, lens, i, sign, votes, pairs, count):  # pragma: no cover
 _nb_move_row_order = numba.njit(_move_row_order, cache=True, nogil=True)
 
 
-def _best_split(
-    sorted_rows,
-    sorted_vals,
-    ro,
-    lens,
-    min_leaf,
-    criterion,
-    table,
-    grid,
-    out_feature,
-    out_threshold,
-    out_score,
+def _split_incomplete(
+    sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange
 ):  # pragma: no cover - compiled below
-    """Best ``(feature, threshold)`` of a node by criterion (6) of Cheng et al. (2009).
+    """Best ``(feature, threshold, score)`` of a node with incomplete rankings (eq. 6).
 
-    IN: ``sorted_rows`` (n_node, d) int64, column f = the node's rows sorted by feature f
-    (stable), and ``sorted_vals`` (n_node, d) their feature values; ``ro`` (N, m) and
-    ``lens`` (N,) the rows as orderings (see :func:`_move_row_order`); ``min_leaf`` minimum
-    rows per child; ``criterion`` 0 = the
-    paper's eq. (6), 1 = impurity; the theta table.
-    OUT (length-1 arrays): ``out_feature`` (-1 when no valid split), ``out_threshold``
-    (midpoint of two consecutive distinct values; ``x <= threshold`` goes left),
-    ``out_score``, maximised: ``(|T+| theta+ + |T-| theta-)/|T|`` (criterion 0) or
+    IN: ``sidx`` (d, N) and ``sval`` (d, N): in columns ``start:end`` of row f, the node's
+    rows sorted by feature f (stable) and their values of feature f (see :func:`_grow`);
+    ``ro`` (N, m) and ``lens`` (N,) the rankings as orderings (:func:`_move_row_order`);
+    ``min_leaf`` minimum rows per child; ``criterion`` 0 = the paper's eq. (6), 1 =
+    impurity; the theta table. Returns feature -1 when no split is valid; the threshold is
+    the midpoint of two consecutive distinct values (``x <= threshold`` goes left); the score
+    is maximised: ``(|T+| theta+ + |T-| theta-)/|T|`` (criterion 0) or
     ``-(|T+| u+ + |T-| u-)/|T|`` with the impurity ``u = 1/(1 + theta)``, 0 for a pure side
-    (theta at the cap; criterion 1). Ties keep the first candidate (features in column order,
-    thresholds ascending).
+    (theta at the cap; criterion 1). Ties keep the first candidate (features in order,
+    thresholds ascending). The sides' statistics are the float ones of the module docstring
+    (``left`` accumulated, ``right = total - left``).
 
-    O(d n m^2) time for n rows (each moved row and each threshold cost O(m^2)), O(m^2) extra
-    memory.
+    O(d n m^2) time for n rows, O(m^2) extra memory.
     """
-    n_node, d = sorted_rows.shape
+    d = sidx.shape[0]
     m = ro.shape[1]
+    n_node = end - start
     tot_votes = np.zeros(m)
     tot_pairs = np.zeros((m, m))
     tot_count = np.zeros(m)
     tot_rp = 0.0
-    for t in range(n_node):
-        tot_rp += _nb_move_row_order(
-            ro, lens, sorted_rows[t, 0], 1.0, tot_votes, tot_pairs, tot_count
-        )
-    # complete: every row ranks every label, so both sides always hold all m labels
-    complete = True
-    for j in range(m):
-        if tot_count[j] != n_node:
-            complete = False
+    for t in range(start, end):
+        tot_rp += _nb_move_row_order(ro, lens, sidx[0, t], 1.0, tot_votes, tot_pairs, tot_count)
     l_votes = np.zeros(m)
     l_pairs = np.zeros((m, m))
     l_count = np.zeros(m)
     zero_votes = np.zeros(m)
     zero_pairs = np.zeros((m, m))
     order_buf = np.empty(m, dtype=np.int64)
-    l_order = np.arange(m)
-    r_order = np.arange(m)
-    l_hint = np.zeros(1, dtype=np.int64)
-    r_hint = np.zeros(1, dtype=np.int64)
     cap = grid[grid.shape[0] - 1]
-    out_feature[0] = -1
-    out_threshold[0] = 0.0
+    best_f = -1
+    best_t = 0.0
     best = -np.inf
     for f in range(d):
-        if sorted_vals[0, f] == sorted_vals[n_node - 1, f]:
+        if sval[f, start] == sval[f, end - 1]:
             continue
         l_votes[:] = 0.0
         l_pairs[:, :] = 0.0
         l_count[:] = 0.0
         l_rp = 0.0
-        for p in range(n_node - 1):
-            i = sorted_rows[p, f]
-            has_pair = _nb_move_row_order(ro, lens, i, 1.0, l_votes, l_pairs, l_count)
-            l_rp += has_pair
-            v_here = sorted_vals[p, f]
-            v_next = sorted_vals[p + 1, f]
+        for p in range(start, end - 1):
+            i = sidx[f, p]
+            l_rp += _nb_move_row_order(ro, lens, i, 1.0, l_votes, l_pairs, l_count)
+            v_here = sval[f, p]
+            v_next = sval[f, p + 1]
             if v_here == v_next:
                 continue
-            n_left = p + 1
+            n_left = p + 1 - start
             n_right = n_node - n_left
             if n_left < min_leaf or n_right < min_leaf:
                 continue
-            if complete:
-                th_l = _nb_side_theta_complete(
-                    l_votes,
-                    l_pairs,
-                    1.0,
-                    zero_votes,
-                    zero_pairs,
-                    l_rp,
-                    l_order,
-                    table,
-                    grid,
-                    l_hint,
-                )
-                th_r = _nb_side_theta_complete(
-                    l_votes,
-                    l_pairs,
-                    -1.0,
-                    tot_votes,
-                    tot_pairs,
-                    tot_rp - l_rp,
-                    r_order,
-                    table,
-                    grid,
-                    r_hint,
-                )
-            else:
-                th_l = _nb_side_theta(
-                    l_votes,
-                    l_pairs,
-                    l_count,
-                    1.0,
-                    zero_votes,
-                    zero_pairs,
-                    zero_votes,
-                    l_rp,
-                    table,
-                    grid,
-                    order_buf,
-                )
-                th_r = _nb_side_theta(
-                    l_votes,
-                    l_pairs,
-                    l_count,
-                    -1.0,
-                    tot_votes,
-                    tot_pairs,
-                    tot_count,
-                    tot_rp - l_rp,
-                    table,
-                    grid,
-                    order_buf,
-                )
-            if criterion == 0:
-                score = (n_left * th_l + n_right * th_r) / n_node
-            else:
-                u_l = 0.0 if th_l >= cap else 1.0 / (1.0 + th_l)
-                u_r = 0.0 if th_r >= cap else 1.0 / (1.0 + th_r)
-                score = -(n_left * u_l + n_right * u_r) / n_node
+            th_l = _nb_side_theta(
+                l_votes, l_pairs, l_count, 1.0, zero_votes, zero_pairs, zero_votes, l_rp,
+                table, grid, index, yrange, order_buf,
+            )  # fmt: skip
+            th_r = _nb_side_theta(
+                l_votes, l_pairs, l_count, -1.0, tot_votes, tot_pairs, tot_count,
+                tot_rp - l_rp, table, grid, index, yrange, order_buf,
+            )  # fmt: skip
+            score = _nb_split_score(criterion, cap, n_left, th_l, n_right, th_r) / n_node
             if score > best:
                 best = score
-                out_feature[0] = f
-                thr = 0.5 * (v_here + v_next)
-                if thr >= v_next:  # midpoint rounded up to the next value
-                    thr = v_here
-                out_threshold[0] = thr
-    out_score[0] = best
+                best_f = f
+                best_t = _nb_midpoint(v_here, v_next)
+    return best_f, best_t, best
 
 
-_nb_best_split = numba.njit(_best_split, cache=True, nogil=True)
+_nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
 
 
-def _partition(
-    sorted_rows, sorted_vals, f, threshold, mark, left_rows, left_vals, right_rows, right_vals
-):  # pragma: no cover - compiled below
-    """Split every column of a node's sorted rows and values into the children, keeping the
-    order: rows with ``value of feature f <= threshold`` go left. ``mark`` (N,) bool scratch
-    indexed by row id; OUT arrays sized by the caller. O(n d) time."""
-    n_node, d = sorted_rows.shape
-    for t in range(n_node):
-        mark[sorted_rows[t, f]] = sorted_vals[t, f] <= threshold
-    for c in range(d):
-        a = 0
-        b = 0
-        for t in range(n_node):
-            i = sorted_rows[t, c]
-            if mark[i]:
-                left_rows[a, c] = i
-                left_vals[a, c] = sorted_vals[t, c]
-                a += 1
-            else:
-                right_rows[b, c] = i
-                right_vals[b, c] = sorted_vals[t, c]
-                b += 1
-
-
-_nb_partition = numba.njit(_partition, cache=True, nogil=True)
-
-
-def _sort_columns(X, rows_out, vals_out):  # pragma: no cover - compiled below
-    """Row indices sorted by each feature (stable) and the sorted values, shape (N, d)."""
-    n, d = X.shape
-    for f in range(d):
-        order = np.argsort(X[:, f], kind="mergesort")
-        for t in range(n):
-            rows_out[t, f] = order[t]
-            vals_out[t, f] = X[order[t], f]
-
-
-_nb_sort_columns = numba.njit(_sort_columns, cache=True, nogil=True)
-
-
-def _node_fit(ranks, rows, table, grid, labs_out, center_out):  # pragma: no cover
+def _node_fit(ranks, rows, table, grid, index, yrange, labs_out, center_out):  # pragma: no cover
     """Summary and (for complete rankings) Mallows fit of one node, in one pass.
 
-    IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, the theta table.
+    IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, the theta table and its bucket
+    index (:func:`_theta_lookup`).
     OUT: ``labs_out[:n_t]`` the labels occurring in the node (``L_T``, ascending);
     ``center_out[:n_t]`` the Borda centre over them as positions (only when ``complete``).
     Returns ``(n_t, complete, pure, theta, occurrences)``: ``complete`` -- every row ranks
@@ -504,6 +398,8 @@ def _node_fit(ranks, rows, table, grid, labs_out, center_out):  # pragma: no cov
             n_rows_pairs,
             table,
             grid,
+            index,
+            yrange,
             order_buf,
         )
         if n_t >= 2:
@@ -519,3 +415,459 @@ def _node_fit(ranks, rows, table, grid, labs_out, center_out):  # pragma: no cov
 
 
 _nb_node_fit = numba.njit(_node_fit, cache=True, nogil=True)
+
+
+def _midpoint(v_here, v_next):  # pragma: no cover - compiled below
+    """Threshold between two consecutive distinct values: their midpoint, or ``v_here`` when
+    the midpoint rounds up to ``v_next`` (so that ``v_here <= t < v_next``)."""
+    thr = 0.5 * (v_here + v_next)
+    if thr >= v_next:
+        thr = v_here
+    return thr
+
+
+_nb_midpoint = numba.njit(_midpoint, cache=True, nogil=True)
+
+
+# ------------------------------------------------------------------ complete rankings
+# A node whose rows all rank all m labels is scanned with exact integer statistics. The
+# P = m (m - 1)/2 label pairs x < y are numbered k = 0..P-1 (``pair_index[x * m + y]``, the
+# same for (y, x)), and row i is stored as its positions ``rk[i]`` and its pair bits
+# ``bits[i, k]`` = 1 when x is above y. A side's statistics are ``s[l]`` = sum of the
+# positions of label l (ascending order of s = the Borda order) and ``c[k]`` = number of its
+# rows ranking x above y (y above x: n - c[k]). For a label order given by ``flip[k]`` = 1
+# when it puts y before x, the number of discordant (row, pair) incidences is
+#     D = sum_k (flip ? c : n - c) = (P - F) n - sum(c) + 2 sum(flip * c),   F = sum(flip),
+# and the mean Kendall distance to the order is D / n. ``sum(c)`` and ``sum(flip * c)`` are
+# kept up to date row by row and swap by swap, so a threshold costs O(m) plus the swaps.
+
+
+def _pair_bits(rk, bits, n_above):  # pragma: no cover - compiled below
+    """OUT ``bits[i, k]`` (see above) and ``n_above[i] = sum_k bits[i, k]``. O(n m^2)."""
+    n, m = rk.shape
+    for i in range(n):
+        k = 0
+        total = 0
+        for x in range(m):
+            rx = rk[i, x]
+            for y in range(x + 1, m):
+                hit = rk[i, y] > rx
+                bits[i, k] = hit
+                total += hit
+                k += 1
+        n_above[i] = total
+
+
+_nb_pair_bits = numba.njit(_pair_bits, cache=True, nogil=True)
+
+
+def _add_complete_rows(rk, bits, rows, start, end, s, c):  # pragma: no cover - compiled below
+    """Add rows ``rows[start:end]`` to a side's ``(s, c)`` (see above). O(n m^2)."""
+    m = rk.shape[1]
+    n_pairs = bits.shape[1]
+    for p in range(start, end):
+        i = rows[p]
+        for x in range(m):
+            s[x] += rk[i, x]
+        for k in range(n_pairs):
+            c[k] += bits[i, k]
+
+
+_nb_add_complete_rows = numba.njit(_add_complete_rows, cache=True, nogil=True)
+
+
+def _resort(key, order, flip, pair_index, c, c2):  # pragma: no cover - compiled below
+    """Insertion-sort ``order`` by ``key`` ascending, ties to the lower label first.
+
+    Each exchange of adjacent labels toggles ``flip`` of their pair. Returns the changes of
+    ``sum(flip)``, ``sum(flip * c)`` and ``sum(flip * c2)``. O(m) when ``order`` is already
+    sorted (consecutive thresholds move one row), O(m^2) at worst.
+    """
+    m = order.shape[0]
+    d_flip = 0
+    d_c = 0
+    d_c2 = 0
+    for a in range(1, m):
+        x = order[a]
+        kx = key[x]
+        b = a - 1
+        while b >= 0:
+            y = order[b]
+            ky = key[y]
+            if ky > kx or (ky == kx and y > x):
+                order[b + 1] = y
+                k = pair_index[x * m + y]
+                sign = 1 - 2 * flip[k]  # +1: the pair becomes flipped
+                flip[k] += sign
+                d_flip += sign
+                d_c += sign * c[k]
+                d_c2 += sign * c2[k]
+                b -= 1
+            else:
+                break
+        order[b + 1] = x
+    return d_flip, d_c, d_c2
+
+
+_nb_resort = numba.njit(_resort, cache=True, nogil=True)
+
+
+def _complete_node_model(
+    s, c, n, table, grid, pair_index, order, flip, center_out
+):  # pragma: no cover
+    """Borda centre, capped theta MLE and purity of a complete node from its ``(s, c)``.
+
+    OUT: ``center_out[l]`` the centre position of label l; ``order`` (m,) and ``flip`` (P,)
+    scratch. Returns ``(theta, pure)``; pure = no pair is ordered both ways. O(m^2).
+    """
+    m = order.shape[0]
+    for j in range(m):
+        order[j] = j
+    flip[:] = 0
+    _nb_resort(s, order, flip, pair_index, c, c)
+    disc = 0
+    pure = True
+    for k in range(flip.shape[0]):
+        disc += c[k] if flip[k] else n - c[k]
+        if 0 < c[k] < n:
+            pure = False
+    for p in range(m):
+        center_out[order[p]] = p
+    return _nb_theta_from_mean(table, grid, m, disc / n), pure
+
+
+_nb_complete_node_model = numba.njit(_complete_node_model, cache=True, nogil=True)
+
+
+def _split_complete(
+    sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf, criterion,
+    table, grid, index, yrange, theta_up, work,
+):  # pragma: no cover - compiled below  # fmt: skip
+    """:func:`_split_incomplete` for a node whose rows are all complete (same criterion,
+    candidates and tie rule), from the integer statistics above.
+
+    ``s_tot``/``c_tot`` are the node's totals, ``work`` (7, max(m, P)) int64 scratch. A
+    moved row costs O(m^2) integer additions; a threshold re-sorts the two sides' label
+    orders (O(m) when unchanged, each exchange O(1)), bounds both thetas from a bucket
+    (:func:`_theta_upper`) and searches the table only when the bound could beat the best
+    split so far.
+    """
+    d = sidx.shape[0]
+    m = rk.shape[1]
+    n_pairs = bits.shape[1]
+    n_node = end - start
+    sum_c_tot = 0
+    for k in range(n_pairs):
+        sum_c_tot += c_tot[k]
+    c_l = work[0, :n_pairs]
+    s_l = work[1, :m]
+    key_r = work[2, :m]
+    ord_l = work[3, :m]
+    ord_r = work[4, :m]
+    flip_l = work[5, :n_pairs]
+    flip_r = work[6, :n_pairs]
+    cap = grid[grid.shape[0] - 1]
+    best_f = -1
+    best_t = 0.0
+    best = -np.inf
+    for f in range(d):
+        if sval[f, start] == sval[f, end - 1]:
+            continue
+        c_l[:] = 0
+        s_l[:] = 0
+        flip_l[:] = 0
+        flip_r[:] = 0
+        for j in range(m):
+            ord_l[j] = j
+            ord_r[j] = j
+        n_flip_l = 0
+        n_flip_r = 0
+        sum_c_l = 0
+        dot_l = 0  # sum(flip_l * c_l)
+        dot_rl = 0  # sum(flip_r * c_l)
+        dot_rt = 0  # sum(flip_r * c_tot)
+        for p in range(start, end - 1):
+            i = sidx[f, p]
+            for x in range(m):
+                s_l[x] += rk[i, x]
+            for k in range(n_pairs):
+                hit = bits[i, k]
+                c_l[k] += hit
+                dot_l += flip_l[k] * hit
+                dot_rl += flip_r[k] * hit
+            sum_c_l += n_above[i]
+            v_here = sval[f, p]
+            v_next = sval[f, p + 1]
+            if v_here == v_next:
+                continue
+            n_left = p + 1 - start
+            n_right = n_node - n_left
+            if n_left < min_leaf or n_right < min_leaf:
+                continue
+            d_flip, d_c, _ = _nb_resort(s_l, ord_l, flip_l, pair_index, c_l, c_l)
+            n_flip_l += d_flip
+            dot_l += d_c
+            for j in range(m):
+                key_r[j] = s_tot[j] - s_l[j]
+            d_flip, d_c, d_c2 = _nb_resort(key_r, ord_r, flip_r, pair_index, c_l, c_tot)
+            n_flip_r += d_flip
+            dot_rl += d_c
+            dot_rt += d_c2
+            disc_l = (n_pairs - n_flip_l) * n_left - sum_c_l + 2 * dot_l
+            disc_r = (n_pairs - n_flip_r) * n_right - (sum_c_tot - sum_c_l) + 2 * (dot_rt - dot_rl)
+            mean_l = disc_l / n_left
+            mean_r = disc_r / n_right
+            # bound first: most thresholds cannot beat the best and skip the table search
+            up_l = _nb_theta_upper(table, yrange, theta_up, m, mean_l)
+            up_r = _nb_theta_upper(table, yrange, theta_up, m, mean_r)
+            if _nb_split_score(criterion, cap, n_left, up_l, n_right, up_r) / n_node <= best:
+                continue
+            th_l = _nb_theta_lookup(table, grid, index, yrange, m, mean_l)
+            th_r = _nb_theta_lookup(table, grid, index, yrange, m, mean_r)
+            score = _nb_split_score(criterion, cap, n_left, th_l, n_right, th_r) / n_node
+            if score > best:
+                best = score
+                best_f = f
+                best_t = _nb_midpoint(v_here, v_next)
+    return best_f, best_t, best
+
+
+_nb_split_complete = numba.njit(_split_complete, cache=True, nogil=True)
+
+
+def _partition(sidx, sval, start, end, f, threshold, mark, buf_rows, buf_vals):  # pragma: no cover
+    """Stable in-place partition of columns ``start:end`` of every row of ``sidx``/``sval``:
+    rows with ``value of feature f <= threshold`` first. Returns their number.
+
+    ``mark`` (N,) bool, ``buf_rows``/``buf_vals`` (N,) scratch. O(n d) time.
+    """
+    d = sidx.shape[0]
+    n_left = 0
+    for p in range(start, end):
+        go = sval[f, p] <= threshold
+        mark[sidx[f, p]] = go
+        n_left += go
+    for c in range(d):
+        a = start
+        b = 0
+        for p in range(start, end):
+            i = sidx[c, p]
+            v = sval[c, p]
+            if mark[i]:
+                sidx[c, a] = i
+                sval[c, a] = v
+                a += 1
+            else:
+                buf_rows[b] = i
+                buf_vals[b] = v
+                b += 1
+        for q in range(b):
+            sidx[c, a + q] = buf_rows[q]
+            sval[c, a + q] = buf_vals[q]
+    return n_left
+
+
+_nb_partition = numba.njit(_partition, cache=True, nogil=True)
+
+
+def _grow(
+    sidx, sval, rk, bits, n_above, pair_index, ro, lens, min_leaf, criterion, min_size,
+    by_examples, max_depth, table, grid, index, yrange, theta_up, feature, threshold, left,
+    right, parent, depth, start_out, size_out, n_labels, complete_out, theta_out, labs_out,
+    center_out,
+):  # pragma: no cover - compiled below  # fmt: skip
+    """Grow a label ranking tree depth first, left child first; returns the node count.
+
+    IN: ``sidx`` (d, N) int64 and ``sval`` (d, N): row f = all rows sorted by feature f
+    (stable) and their values; both are partitioned in place so that a node always owns
+    columns ``start:end`` of every row (its rows sorted by each feature, as scikit-learn's
+    presorted splitter: children inherit the order, nothing is re-sorted). ``rk`` (N, m)
+    positions (-1 absent), ``ro``/``lens`` the orderings for :func:`_split_incomplete` (only
+    read for incomplete nodes), the stopping parameters (``max_depth`` -1 = none) and the
+    theta table.
+    OUT, per node (arrays of at least 2N - 1 entries; ``labs_out``/``center_out`` (., m)):
+    the tree arrays, ``start_out``/``size_out`` (the node's columns in the final ``sidx``),
+    ``n_labels`` (``|L_T|``), ``labs_out[t, :n_labels]`` (``L_T``), ``complete_out`` (every
+    row ranks all of ``L_T``), ``theta_out`` and ``center_out[t, :n_labels]`` (the node
+    model; NaN theta where the caller must run the approximate EM: incomplete nodes with at
+    least two labels).
+
+    A node whose rows all rank all m labels uses the integer path
+    (:func:`_complete_node_model`, :func:`_split_complete`), the others the float path
+    (:func:`_node_fit`, :func:`_split_incomplete`).
+    """
+    n_all = sidx.shape[1]
+    m = rk.shape[1]
+    cap = grid[grid.shape[0] - 1]
+    n_pairs = bits.shape[1]
+    s_tot = np.zeros(m, dtype=np.int64)
+    c_tot = np.zeros(n_pairs, dtype=np.int64)
+    work = np.zeros((7, max(m, n_pairs)), dtype=np.int64)
+    order = np.empty(m, dtype=np.int64)
+    flip = np.zeros(n_pairs, dtype=np.int64)
+    mark = np.zeros(n_all, dtype=np.bool_)
+    buf_rows = np.empty(n_all, dtype=sidx.dtype)
+    buf_vals = np.empty(n_all, dtype=sval.dtype)
+    st_start = np.empty(n_all + 1, dtype=np.int64)
+    st_end = np.empty(n_all + 1, dtype=np.int64)
+    st_parent = np.empty(n_all + 1, dtype=np.int64)
+    st_depth = np.empty(n_all + 1, dtype=np.int64)
+    st_is_left = np.empty(n_all + 1, dtype=np.bool_)
+    top = 1
+    st_start[0] = 0
+    st_end[0] = n_all
+    st_parent[0] = -1
+    st_depth[0] = 0
+    st_is_left[0] = True
+    node = 0
+    while top > 0:
+        top -= 1
+        start = st_start[top]
+        end = st_end[top]
+        par = st_parent[top]
+        dep = st_depth[top]
+        if par >= 0:
+            if st_is_left[top]:
+                left[par] = node
+            else:
+                right[par] = node
+        n_rows = end - start
+        feature[node] = -1
+        threshold[node] = np.nan
+        left[node] = -1
+        right[node] = -1
+        parent[node] = par
+        depth[node] = dep
+        start_out[node] = start
+        size_out[node] = n_rows
+        all_complete = bits.shape[0] == n_all  # the integer path needs the pair bits
+        for p in range(start, end):
+            if not all_complete:
+                break
+            if lens[sidx[0, p]] < m:
+                all_complete = False
+        if all_complete:
+            s_tot[:] = 0
+            c_tot[:] = 0
+            _nb_add_complete_rows(rk, bits, sidx[0], start, end, s_tot, c_tot)
+            theta, pure = _nb_complete_node_model(
+                s_tot, c_tot, n_rows, table, grid, pair_index, order, flip, center_out[node]
+            )
+            n_t = m
+            for j in range(m):
+                labs_out[node, j] = j
+            complete = True
+            occurrences = n_rows * m
+        else:
+            n_t, complete, pure, theta, occurrences = _nb_node_fit(
+                rk, sidx[0, start:end], table, grid, index, yrange, labs_out[node],
+                center_out[node],
+            )  # fmt: skip
+            if n_t == 1:
+                center_out[node, 0] = 0
+        if n_t < 2:
+            theta = cap
+        elif not complete:
+            theta = np.nan
+        n_labels[node] = n_t
+        complete_out[node] = complete
+        theta_out[node] = theta
+        this = node
+        node += 1
+        amount = n_rows if by_examples else occurrences
+        if pure or amount < min_size or n_rows < 2:
+            continue
+        if max_depth >= 0 and dep >= max_depth:
+            continue
+        if all_complete:
+            f, t, _ = _nb_split_complete(
+                sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
+                criterion, table, grid, index, yrange, theta_up, work,
+            )  # fmt: skip
+        else:
+            f, t, _ = _nb_split_incomplete(
+                sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange
+            )
+        if f < 0:
+            continue
+        feature[this] = f
+        threshold[this] = t
+        n_left = _nb_partition(sidx, sval, start, end, f, t, mark, buf_rows, buf_vals)
+        # depth first, left child first: push the right child, then the left one
+        st_start[top] = start + n_left
+        st_end[top] = end
+        st_parent[top] = this
+        st_depth[top] = dep + 1
+        st_is_left[top] = False
+        st_start[top + 1] = start
+        st_end[top + 1] = start + n_left
+        st_parent[top + 1] = this
+        st_depth[top + 1] = dep + 1
+        st_is_left[top + 1] = True
+        top += 2
+    return node
+
+
+_nb_grow = numba.njit(_grow, cache=True, nogil=True)
+
+
+def _apply(X, feature, threshold, left, right, out):  # pragma: no cover - compiled below
+    """Leaf of every row of ``X`` (OUT ``out`` (q,)): walk from the root. O(q depth)."""
+    for q in range(X.shape[0]):
+        t = 0
+        while feature[t] >= 0:
+            if X[q, feature[t]] <= threshold[t]:
+                t = left[t]
+            else:
+                t = right[t]
+        out[q] = t
+
+
+_nb_apply = numba.njit(_apply, cache=True, nogil=True)
+
+
+def _node_models_em(
+    ranks, votes, rows_by_node, first_rank, starts, sizes, nodes, max_iter, table, grid,
+    centers, thetas,
+):  # pragma: no cover - compiled below  # fmt: skip
+    """Approximate-EM Mallows models of many nodes whose rows together rank all m labels.
+
+    IN: ``ranks`` (N, m) int64 positions; ``votes`` (N, m) the rows' generalised Borda votes
+    (:func:`rankclust.consensus.generalized_borda_votes` over all m labels); the node of
+    ``nodes[q]`` owns rows ``rows_by_node[starts[t]:starts[t] + sizes[t]]``, taken in the
+    order of ``first_rank`` (the rows' ranks in the stable sort by feature 0, the order in
+    which the node was made). OUT per node q: ``centers[q]`` and ``thetas[q]``, the capped
+    spread of the completions. Each node runs IBLR's one-query kernel
+    (:func:`rankclust.label_ranking._iblr_kernels._em_one`, equal-weight rows) with the
+    summed votes as its start. O(iter n_t m^2) time per node.
+    """
+    m = ranks.shape[1]
+    n_max = 1
+    for q in range(nodes.shape[0]):
+        n_max = max(n_max, sizes[nodes[q]])
+    sub = np.empty((n_max, m), dtype=np.int64)
+    ext = np.empty((n_max, m), dtype=np.int64)
+    w = np.ones(n_max)
+    init = np.empty(m)
+    new = np.empty(m, dtype=np.int64)
+    scores = np.empty(m)
+    hist = np.empty((max_iter, m), dtype=np.int64)
+    hobj = np.empty(max_iter)
+    for q in range(nodes.shape[0]):
+        t = nodes[q]
+        k = sizes[t]
+        seg = rows_by_node[starts[t] : starts[t] + k]
+        order = np.argsort(first_rank[seg])
+        init[:] = 0.0
+        for a in range(k):
+            i = seg[order[a]]
+            sub[a] = ranks[i]
+            for j in range(m):
+                init[j] += votes[i, j]
+        mean, _, _ = _nb_em_one(
+            sub[:k], w[:k], init, max_iter, True, ext[:k], new, scores, hist, hobj, centers[q]
+        )
+        thetas[q] = _nb_theta_from_mean(table, grid, m, mean)
+
+
+_nb_node_models_em = numba.njit(_node_models_em, cache=True, nogil=True)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.neighbors import BallTree, KDTree
+from sklearn.neighbors import BallTree, KDTree, NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
@@ -27,7 +27,12 @@ from rankclust.label_ranking._base import (
     validate_fit_data,
     validate_predict_data,
 )
-from rankclust.label_ranking._iblr_kernels import _nb_local_mallows_em
+from rankclust.label_ranking._iblr_kernels import (
+    _nb_exact_distances,
+    _nb_loo_tau,
+    _nb_predict_centers,
+    _nb_squared_distances,
+)
 from rankclust.metrics import kendall_tau_rows
 from rankclust.models.mallows import theta_mle
 from rankclust.models.plackett_luce import fit_scores
@@ -40,6 +45,14 @@ K_GRID = (2, 3, 5, 7, 10, 15, 20, 30, 50)
 
 # entries of the (Q, k, m) neighbour-rank buffer per batch of local fits (about 32 MB)
 _BUFFER = 2**22
+# candidates of an extension of the k grid evaluated with one neighbour search
+_LOOKAHEAD = 3
+# training sets up to this size search the leave-one-out neighbours in a full distance matrix
+_FULL_MATRIX_N = 2048
+# up to this many features a KD-tree (and exact distance matrices) beat BLAS brute force
+_MAX_TREE_DIM = 8
+# ... and up to 15 features on training sets larger than this, for k <= 16
+_LARGE_N = 20000
 
 
 def _chunk(k: int, m: int) -> int:
@@ -49,6 +62,9 @@ def _chunk(k: int, m: int) -> int:
 
 class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     """Neighbour search, weights, the choice of k and batching; subclasses fit local models."""
+
+    # whether the local fit needs each query's neighbours sorted by distance (or only the set)
+    _needs_sorted_neighbours = True
 
     _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
         "n_neighbors": [Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
@@ -66,7 +82,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         n_neighbors: int | str = "auto",
         *,
         weights: str = "dudani",
-        scaling: str = "minmax",
+        scaling: str = "none",
         k_grid: tuple = K_GRID,
         cv_max_eval: int = 1000,
         extend_grid: bool = True,
@@ -136,55 +152,108 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         return (X - self.feature_shift_) * self.feature_scale_
 
     def _fit_index(self, Z: np.ndarray) -> None:
-        """Euclidean neighbour index on the normalised training features.
+        """Exact Euclidean neighbour index on the normalised training features.
 
-        scikit-learn's KD-tree (``"kd_tree"``; ``"auto"`` with at most 15 features), ball tree,
-        or exact brute force (``"auto"`` beyond 15 features), called directly: the
-        ``NearestNeighbors`` wrapper would re-validate every query batch. Queries for more
-        than ``max(64, n/32)`` neighbours always use brute force (a tree search for a large
-        share of the data degenerates into a slow sort).
+        scikit-learn's KD-tree (``"kd_tree"``; ``"auto"`` with at most 8 features, or at most
+        15 on more than 20,000 rows), ball tree, or brute force (scikit-learn's chunked
+        ``ArgKmin`` through :class:`~sklearn.neighbors.NearestNeighbors`; ``"auto"``
+        otherwise, and for more than 16 neighbours beyond 8 features): the crossovers
+        measured on the benchmark sets. The trees are called directly: the
+        ``NearestNeighbors`` wrapper would re-validate every query. Queries for more than
+        ``max(64, n/32)`` neighbours always use a full distance matrix (a tree or heap search
+        for a large share of the data degenerates into a slow sort).
         """
         algorithm = self.algorithm
+        n, d = Z.shape
         if algorithm == "auto":
-            algorithm = "kd_tree" if Z.shape[1] <= 15 else "brute"
+            # measured crossovers on the benchmark sets (process time, k = 5): the tree wins
+            # up to 8 features, and up to 15 on large sets (fried: 37k rows, 9 features)
+            tree = d <= _MAX_TREE_DIM or (d <= 15 and n > _LARGE_N)
+            algorithm = "kd_tree" if tree else "brute"
         self.algorithm_ = algorithm
         self._Z = np.ascontiguousarray(Z)
+        self._Zt = np.ascontiguousarray(self._Z.T)
         self._sqnorm = np.einsum("ij,ij->i", self._Z, self._Z)
+        self._brute = NearestNeighbors(algorithm="brute").fit(self._Z)
         if algorithm == "kd_tree":
             self._index = KDTree(self._Z)
         elif algorithm == "ball_tree":
             self._index = BallTree(self._Z)
         else:
-            self._index = None
+            self._index = self._brute
 
     def _rebuild_after_load(self) -> None:
         """Rebuild the search tree, which :func:`rankclust.persistence.save` does not store."""
         self._fit_index(self._Z)
 
-    def _kneighbors(self, Zq: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Distances and indices of the k nearest training rows, sorted by (distance, index)."""
+    def _kneighbors(
+        self, Zq: np.ndarray, k: int, prefixes: list[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and indices of the k nearest training rows, sorted by (distance, index).
+
+        Distances are exact (summed feature by feature, as in the trees) whatever the search,
+        so exact ties stay ties and are ordered by training index. Which of several points
+        tied at the k-th distance enters the neighbourhood is up to the search (as in
+        scikit-learn and scikit-lr); resolving it would cost a (k+1)-th neighbour per query.
+
+        With ``prefixes`` (a local fit or the leave-one-out, which only need sets), a search
+        in a full distance matrix (large k; every leave-one-out search on at most
+        ``_FULL_MATRIX_N`` training rows) skips the sort: each row is only partitioned so
+        that its first ``c`` entries are the ``c`` nearest for every ``c`` in ``prefixes``
+        and k (sorting 10^4 neighbours of 10^3 queries costs seconds).
+        """
         if Zq.shape[0] == 0:
             return np.empty((0, k)), np.empty((0, k), dtype=np.intp)
         n = self._Z.shape[0]
+        Zq = np.ascontiguousarray(Zq)
         # a tree only pays off for small k: a query for a large share of the data is a sort
-        if self._index is not None and k <= max(64, n // 32):
+        small = k <= max(64, n // 32)
+        # the leave-one-out on a small training set: one exact distance matrix beats a tree
+        # search for 51 neighbours of every row (then sorted: cheaper than many partitions)
+        full = not small or (
+            prefixes is not None and n <= _FULL_MATRIX_N and Zq.shape[1] <= _MAX_TREE_DIM
+        )
+        # beyond 8 features a tree search for more than 16 neighbours loses to brute force
+        tree = isinstance(self._index, (KDTree, BallTree)) and (
+            Zq.shape[1] <= _MAX_TREE_DIM or k <= 16 or self.algorithm != "auto"
+        )
+        if small and not full and tree:
             dist, ind = self._index.query(Zq, k=k)
+            if not (dist[:, 1:] == dist[:, :-1]).any():
+                return dist, ind  # sorted by distance, no ties to order by index
+        elif not full:
+            ind = self._brute.kneighbors(Zq, n_neighbors=k, return_distance=False)
+            dist = np.empty(ind.shape)
+            _nb_exact_distances(self._Z, Zq, ind, dist)
         else:
             dist = np.empty((Zq.shape[0], k))
             ind = np.empty((Zq.shape[0], k), dtype=np.intp)
-            step = max(1, 2**22 // max(1, self._Z.shape[0]))
+            kth = [k - 1]
+            if not small and prefixes is not None:
+                kth = sorted({c - 1 for c in prefixes if 1 <= c < k} | {k - 1})
+            step = max(1, 2**22 // max(1, n))
+            d2 = np.empty((min(step, Zq.shape[0]), n))
+            exact = Zq.shape[1] <= _MAX_TREE_DIM
             for s in range(0, Zq.shape[0], step):
                 q = Zq[s : s + step]
-                d2 = self._sqnorm[None, :] - 2.0 * (q @ self._Z.T)
-                d2 += np.einsum("ij,ij->i", q, q)[:, None]
-                part = (
-                    np.argpartition(d2, k - 1, axis=1)[:, :k]
-                    if k < d2.shape[1]
-                    else (np.broadcast_to(np.arange(d2.shape[1]), d2.shape))
-                )
-                dd = np.take_along_axis(d2, part, axis=1)
-                dist[s : s + step] = np.sqrt(np.maximum(dd, 0.0))
+                block = d2[: q.shape[0]]
+                if exact:
+                    _nb_squared_distances(self._Zt, q, block)
+                else:
+                    # many features: BLAS (|x|^2 - 2 x.y + |y|^2) selects, exact distances
+                    # of the selected rows are recomputed below
+                    np.matmul(q, self._Zt, out=block)
+                    block *= -2.0
+                    block += self._sqnorm
+                    block += np.einsum("ij,ij->i", q, q)[:, None]
+                part = np.argpartition(block, kth, axis=1)[:, :k]
                 ind[s : s + step] = part
+                if exact:
+                    dist[s : s + step] = np.sqrt(np.take_along_axis(block, part, axis=1))
+            if not exact:
+                _nb_exact_distances(self._Z, Zq, ind, dist)
+            if prefixes is not None and not small:
+                return dist, ind
         # stable order by (distance, training index): deterministic ties (spec A9)
         order = np.lexsort((ind, dist), axis=1)
         return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
@@ -195,7 +264,9 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         """Leave-one-out choice of k on at most ``cv_max_eval`` training rows.
 
         Criterion: mean Kendall tau on the observed pairs of the held-out ranking (rows with
-        no pair are skipped); ties go to the smaller k.
+        no pair are skipped); ties go to the smaller k. One neighbour search for the largest
+        candidate serves every candidate (the k nearest are a prefix of the sorted list);
+        an extension of the grid looks a few steps ahead in one search.
         """
         n = Z.shape[0]
         evaluate = np.arange(n)
@@ -205,35 +276,57 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         evaluate = evaluate[useful]
         if evaluate.size == 0:
             return grid[0], dict.fromkeys(grid, np.nan)
-        truth = R[evaluate]
         scores: dict[int, float] = {}
-        candidates = list(grid)
+        batch = list(grid)
+        extending = False
         while True:
-            k_max = max(candidates)
-            dist, ind = self._kneighbors(Z[evaluate], min(k_max + 1, n))
+            k_max = max(batch)
+            dist, ind = self._kneighbors(
+                Z[evaluate], min(k_max + 1, n), prefixes=[c + 1 for c in batch]
+            )
             # drop the query itself (it is usually, but with duplicates not always, first)
             is_self = ind == evaluate[:, None]
             order = np.argsort(is_self, axis=1, kind="stable")[:, :k_max]
-            dist = np.take_along_axis(dist, order, axis=1)
-            ind = np.take_along_axis(ind, order, axis=1)
-            for k in candidates:
-                if k in scores:
+            dist = np.ascontiguousarray(np.take_along_axis(dist, order, axis=1))
+            ind = np.ascontiguousarray(np.take_along_axis(ind, order, axis=1))
+            tau = self._loo_scores(dist, ind, evaluate, batch)
+            for g, k in enumerate(batch):
+                scores[k] = float(np.nanmean(tau[:, g]))
+                if not extending:
                     continue
-                pos = self._predict_from_neighbours(dist[:, :k], ind[:, :k])
-                tau = kendall_tau_rows(truth, positions_to_ranks(pos))
-                scores[k] = float(np.nanmean(tau))
-            best = max(scores, key=lambda k: (scores[k], -k))
-            # the best k is the largest tried: the grid may be too small, extend it
-            nxt = int(np.ceil(1.5 * k_max))
-            if not self.extend_grid or best != k_max or k_max >= n - 1:
-                break
-            candidates = [min(nxt, n - 1)]
-        return best, scores
+                # the extension stops at the first candidate that is not the best
+                best = max(scores, key=lambda c: (scores[c], -c))
+                if best != k or k >= n - 1:
+                    return best, scores
+            best = max(scores, key=lambda c: (scores[c], -c))
+            last = batch[-1]
+            if not self.extend_grid or best != last or last >= n - 1:
+                return best, scores
+            # the best k is the largest tried: the grid may be too small, extend it by
+            # factors of 1.5 (the next steps share one neighbour search)
+            extending = True
+            batch = []
+            while len(batch) < _LOOKAHEAD and last < n - 1:
+                last = min(int(np.ceil(1.5 * last)), n - 1)
+                batch.append(last)
+
+    def _loo_scores(
+        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
+    ) -> np.ndarray:
+        """Kendall tau (E, len(ks)) of each held-out row predicted with each k (prefixes)."""
+        truth = self.rankings_[evaluate]
+        tau = np.empty((ind.shape[0], len(ks)))
+        for g, k in enumerate(ks):
+            pos = self._predict_from_neighbours(dist[:, :k], ind[:, :k])
+            tau[:, g] = kendall_tau_rows(truth, positions_to_ranks(pos))
+        return tau
 
     # ---------------------------------------------------------------- predict
-    def _neighbours(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _neighbours(self, X: Any, sort: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Neighbours of the queries (``sort=False``: only the set matters, see _kneighbors)."""
         Xc = validate_predict_data(self, X)
-        return self._kneighbors(self._scale(Xc), self.n_neighbors_)
+        k = self.n_neighbors_
+        return self._kneighbors(self._scale(Xc), k, prefixes=None if sort else [k])
 
     def _neighbour_weights(self, dist: np.ndarray) -> np.ndarray:
         if self.weights == "uniform":
@@ -261,7 +354,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         ranks : ndarray of int64, shape (n_samples, n_labels)
             1-based ranks (every row a permutation of ``1..n_labels``; 1 = best).
         """
-        dist, ind = self._neighbours(X)
+        dist, ind = self._neighbours(X, sort=self._needs_sorted_neighbours)
         return positions_to_ranks(self._predict_from_neighbours(dist, ind))
 
     def _local_fit(self, ind: np.ndarray, wd: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -274,8 +367,8 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
 class IBLRMallows(_BaseIBLR):
     """Instance-based label ranking with a local Mallows model (IBLR, Cheng et al. 2009).
 
-    For a query, the rankings of its ``k`` nearest neighbours (Euclidean distance on min-max
-    normalised features) are taken as a weighted sample from a Mallows model; the prediction
+    For a query, the rankings of its ``k`` nearest neighbours (Euclidean distance, on the
+    features as given by default: see ``scaling``) are taken as a weighted sample from a Mallows model; the prediction
     is the model's centre, estimated by the paper's approximate EM (Alg. 1): start from the
     weighted generalised Borda count (Prop. 2), complete every incomplete neighbour ranking by
     its most probable extension (Prop. 1), take the weighted Borda count of the completions,
@@ -295,8 +388,16 @@ class IBLRMallows(_BaseIBLR):
         uniform. Each weight is multiplied by the incompleteness weight ``|Y(sigma_i)|/m``
         (used in every Borda step, spec A11); if a query's weights sum to zero the
         incompleteness weights alone are used, then uniform weights.
-    scaling : {"minmax", "zscore", "none"}, default="minmax"
+    scaling : {"none", "minmax", "zscore"}, default="none"
         Feature normalisation fitted on the training data (constant features map to 0).
+        The paper measures "Euclidean distance (after normalizing the attributes)": its
+        data files (the KEBI sets of :func:`rankclust.datasets.load_label_ranking`) ship
+        normalised, so the default uses features as given, like scikit-learn's neighbour
+        estimators and scikit-lr. Pass ``"minmax"`` or ``"zscore"`` for raw features.
+        Re-normalising already standardised features is not harmless: min-max on z-scores
+        with outliers (cpu: one feature reaches 34 standard deviations) squeezes the bulk
+        of a feature into a small interval, which cost 0.02-0.035 Kendall tau on bodyfat
+        and cpu in ``benchmarks/bench_label_ranking.py``.
     k_grid : tuple of int, default=K_GRID
         Candidates for ``n_neighbors="auto"``, restricted to ``[1, n_train - 1]``.
     cv_max_eval : int, default=1000
@@ -338,14 +439,18 @@ class IBLRMallows(_BaseIBLR):
     -----
     The local fit per query equals
     ``estimate_center(Y[neighbours], w, method="borda")`` and
-    ``estimate_theta(..., theta_max=inf)``; all queries are fitted in one compiled batch.
-    Ties in Borda totals go to the lower label index. ``theta`` of a pure neighbourhood is
+    ``estimate_theta(..., theta_max=inf)``; all queries are fitted in one compiled pass over
+    the (q, k) neighbour index matrix. Ties in Borda totals go to the lower label index,
+    ties in distance to the lower training index. The leave-one-out choice of k searches
+    the neighbours once, for the largest candidate, and scores every candidate from
+    prefixes of the same lists in one compiled pass. ``theta`` of a pure neighbourhood is
     ``inf``; completing incomplete rankings towards the centre biases ``theta`` upwards (the
     paper's estimator, kept for fidelity).
 
-    Complexity: fit O(n d) plus, for ``"auto"``, O(E (log n + |grid| k_max m^2 iter)) for E =
-    min(n, cv_max_eval); predict O(q (log n + k m^2 iter)) time with a tree index,
-    O(n (d + m)) memory.
+    Complexity: fit O(n d) plus, for ``"auto"``, one neighbour search for E =
+    min(n, cv_max_eval) rows and O(E sum(grid) m) for the local fits (times ``iter m`` with
+    incomplete rankings); predict O(q (log n + k m)) time with a tree index (O(q n d) by
+    brute force), times ``iter m`` with incomplete rankings; O(n (d + m)) memory.
 
     References
     ----------
@@ -371,13 +476,14 @@ class IBLRMallows(_BaseIBLR):
         **_BaseIBLR._parameter_constraints,
         "max_iter": [Interval(numbers.Integral, 1, None)],
     }
+    _needs_sorted_neighbours = False
 
     def __init__(
         self,
         n_neighbors: int | str = "auto",
         *,
         weights: str = "dudani",
-        scaling: str = "minmax",
+        scaling: str = "none",
         k_grid: tuple = K_GRID,
         cv_max_eval: int = 1000,
         extend_grid: bool = True,
@@ -398,39 +504,76 @@ class IBLRMallows(_BaseIBLR):
         self.max_iter = max_iter
 
     def _prepare(self, R: Rankings) -> None:
-        self._votes = generalized_borda_votes(R)
+        lengths = R.lengths
+        # the generalised Borda votes only start the EM of incomplete neighbourhoods: with
+        # complete training rankings the kernels never read them (an empty placeholder)
+        self._votes = (
+            generalized_borda_votes(R) if (lengths < R.n_items).any() else np.zeros((0, R.n_items))
+        )
         self._ranks = np.ascontiguousarray(R.ranks)
-        self._completeness = R.lengths / R.n_items
+        self._completeness = lengths / R.n_items
 
-    def _local_weights(self, ind: np.ndarray, wd: np.ndarray) -> np.ndarray:
-        wc = self._completeness[ind]
-        w = wd * wc
-        dead = ~(w.sum(axis=1) > 0)
-        if dead.any():
-            w[dead] = wc[dead]
-            still = ~(w.sum(axis=1) > 0)
-            w[still] = 1.0
-        return np.ascontiguousarray(w)
-
-    def _local_fit(self, ind: np.ndarray, wd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        w = self._local_weights(ind, wd)
-        nbr = self._ranks[ind]
-        init = np.einsum("qk,qkm->qm", w, self._votes[ind])
+    def _fit_centers(
+        self, dist: np.ndarray, ind: np.ndarray, need_dist: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Local centres, mean completion distances and convergence flags of the queries."""
         q, m = ind.shape[0], self.n_items_
         centers = np.empty((q, m), dtype=np.int64)
         mean_dist = np.empty(q)
         n_iter = np.empty(q, dtype=np.int64)
         converged = np.empty(q, dtype=np.bool_)
-        _nb_local_mallows_em(nbr, w, init, self.max_iter, centers, mean_dist, n_iter, converged)
-        if not converged.all():
+        if q:
+            _nb_predict_centers(
+                self._ranks,
+                self._votes,
+                self._completeness,
+                np.ascontiguousarray(ind, dtype=np.intp),
+                np.ascontiguousarray(dist, dtype=np.float64),
+                self.weights == "uniform",
+                self.max_iter,
+                need_dist,
+                centers,
+                mean_dist,
+                n_iter,
+                converged,
+            )
+        return centers, mean_dist, converged
+
+    def _warn_not_converged(self, n_bad: int, n_fits: int) -> None:
+        if n_bad:
             warnings.warn(
-                f"IBLRMallows: the approximate EM did not converge for {int((~converged).sum())}"
-                f" of {q} queries (max_iter={self.max_iter} reached or the centres cycled); "
-                "the best centre seen is used.",
+                f"IBLRMallows: the approximate EM did not converge for {n_bad} of {n_fits} "
+                f"queries (max_iter={self.max_iter} reached or the centres cycled); the best "
+                "centre seen is used.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
-        return centers, mean_dist
+
+    def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
+        centers, _, converged = self._fit_centers(dist, ind)
+        self._warn_not_converged(int((~converged).sum()), converged.size)
+        return centers
+
+    def _loo_scores(
+        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
+    ) -> np.ndarray:
+        tau = np.empty((ind.shape[0], len(ks)))
+        n_bad = np.zeros(len(ks), dtype=np.int64)
+        _nb_loo_tau(
+            self._ranks,
+            self._votes,
+            self._completeness,
+            ind,
+            dist,
+            np.asarray(ks, dtype=np.int64),
+            self.weights == "uniform",
+            self.max_iter,
+            self._ranks[evaluate],
+            tau,
+            n_bad,
+        )
+        self._warn_not_converged(int(n_bad.sum()), ind.shape[0] * len(ks))
+        return tau
 
     def predict_theta(self, X: Any) -> np.ndarray:
         """Local Mallows spread ``theta`` per query: the reliability of its prediction.
@@ -441,19 +584,9 @@ class IBLRMallows(_BaseIBLR):
             Maximum-likelihood spread of the local model (``inf`` for a pure neighbourhood,
             0 at or beyond the uniform distribution's mean distance).
         """
-        dist, ind = self._neighbours(X)
-        wd = self._neighbour_weights(dist)
-        step = _chunk(ind.shape[1], self.n_items_)
-        mean = (
-            np.concatenate(
-                [
-                    self._local_fit(ind[s : s + step], wd[s : s + step])[1]
-                    for s in range(0, ind.shape[0], step)
-                ]
-            )
-            if ind.shape[0]
-            else np.empty(0)
-        )
+        dist, ind = self._neighbours(X, sort=False)
+        _, mean, converged = self._fit_centers(dist, ind, need_dist=True)
+        self._warn_not_converged(int((~converged).sum()), converged.size)
         uniq, inv = np.unique(np.round(mean, 12), return_inverse=True)
         thetas = np.array([theta_mle(v, self.n_items_, theta_max=np.inf) for v in uniq])
         return thetas[inv.reshape(-1)] if uniq.size else np.empty(0)
@@ -525,7 +658,7 @@ class IBLRPlackettLuce(_BaseIBLR):
         n_neighbors: int | str = "auto",
         *,
         weights: str = "dudani",
-        scaling: str = "minmax",
+        scaling: str = "none",
         k_grid: tuple = K_GRID,
         cv_max_eval: int = 300,
         extend_grid: bool = True,

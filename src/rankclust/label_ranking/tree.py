@@ -26,10 +26,10 @@ from rankclust.label_ranking._base import (
 )
 from rankclust.label_ranking._iblr_kernels import _nb_local_mallows_em
 from rankclust.label_ranking._tree_kernels import (
-    _nb_best_split,
-    _nb_node_fit,
-    _nb_partition,
-    _nb_sort_columns,
+    _nb_apply,
+    _nb_grow,
+    _nb_node_models_em,
+    _nb_pair_bits,
     _nb_theta_from_mean,
 )
 from rankclust.models.mallows import expected_distance, most_probable_extension
@@ -39,6 +39,12 @@ __all__ = ["LabelRankingTree"]
 
 # grid of the expected-distance table the split search inverts (step theta_max / 4000)
 _GRID_SIZE = 4001
+# buckets of log(mean distance) indexing the table (about one grid step per bucket)
+_N_BUCKETS = 4096
+# largest pair-bit matrix (n x m(m-1)/2 bytes) of the integer split scan
+_MAX_PAIR_BITS = 2**28
+# iteration cap of the approximate EM of the node models
+_EM_MAX_ITER = 100
 
 
 @functools.lru_cache(maxsize=16)
@@ -56,16 +62,84 @@ def theta_table(m: int, theta_max: float) -> tuple[np.ndarray, np.ndarray]:
     return table, grid
 
 
+@functools.lru_cache(maxsize=16)
+def theta_index(m: int, theta_max: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bucket index of :func:`theta_table` for the O(1) inversion of the split search.
+
+    Row n (n >= 2) splits ``log(mean)`` over ``[log table[n, -1], log table[n, 0]]`` into
+    ``_N_BUCKETS`` equal buckets (the table is nearly linear in ``log(mean)`` for large theta
+    and in ``mean`` for small theta, so each bucket spans about one grid step).
+
+    Returns read-only arrays
+    ``index`` (m + 1, _N_BUCKETS) int64 -- the bracket ``lo`` (``table[n, lo] > mean >=
+    table[n, lo + 1]``) of the largest mean of each bucket, where the search starts;
+    ``yrange`` (m + 1, 2) -- ``(log table[n, 0], buckets per unit of log)``;
+    ``theta_up`` (m + 1, _N_BUCKETS) -- an upper bound of theta over the bucket and the next
+    one (slack for rounding), so the split search can skip thresholds that cannot win.
+    """
+    table, grid = theta_table(m, theta_max)
+    index = np.zeros((m + 1, _N_BUCKETS), dtype=np.int64)
+    yrange = np.zeros((m + 1, 2))
+    theta_up = np.full((m + 1, _N_BUCKETS), float(grid[-1]))
+    for n in range(2, m + 1):
+        row = table[n]
+        top, bottom = np.log(row[0]), np.log(row[-1])
+        scale = _N_BUCKETS / (top - bottom)
+        edges = np.exp(top - np.arange(_N_BUCKETS + 2) / scale)
+        # number of grid points with row > edge, minus one: the bracket of the edge
+        lo = np.clip(np.searchsorted(-row, -edges, side="left") - 1, 0, grid.size - 2)
+        index[n] = lo[:-2]
+        yrange[n] = top, scale
+        # theta is non-increasing in the mean: its value (the interpolation of
+        # _theta_from_mean, plus slack for rounding) at the lower edge of the next bucket
+        low, e = lo[2:], edges[2:]
+        frac = (row[low] - e) / (row[low] - row[low + 1])
+        theta = np.where(e >= row[0], 0.0, grid[low] + frac * (grid[low + 1] - grid[low]))
+        theta_up[n] = np.where(e <= row[-1], grid[-1], np.minimum(theta + 1e-9, grid[-1]))
+    for arr in (index, yrange, theta_up):
+        arr.setflags(write=False)
+    return index, yrange, theta_up
+
+
+def _scan_rows(R: Rankings) -> tuple[np.ndarray, ...]:
+    """The training rankings in the layouts the split scans read.
+
+    Returns ``rk`` (n, m) positions (-1 absent) as int16 (one cache line per row for small
+    m); ``bits`` (n, P) uint8 and ``n_above`` (n,), the pair bits of
+    :func:`~rankclust.label_ranking._tree_kernels._pair_bits` for the integer scan of
+    complete nodes (zero rows when ``n P`` bytes would exceed ``_MAX_PAIR_BITS``: every node
+    then takes the float path); ``pair_index`` (m * m,) the pair numbering; ``ro`` (n, m) the
+    orderings of the float path (present labels best first, then the absent ones; empty when
+    no node needs it) and ``lens`` (n,) the ranking lengths.
+    """
+    n, m = R.ranks.shape
+    rk = R.ranks.astype(np.int16 if m < 2**15 else np.int32)
+    lens = R.lengths.astype(rk.dtype)
+    n_pairs = m * (m - 1) // 2
+    pair_index = np.zeros((m, m), dtype=np.int64)
+    pair_index[np.triu_indices(m, 1)] = np.arange(n_pairs)
+    pair_index = (pair_index + pair_index.T).ravel()
+    n_bits = n if n * n_pairs <= _MAX_PAIR_BITS else 0
+    bits = np.zeros((n_bits, n_pairs), dtype=np.uint8)
+    n_above = np.zeros(n_bits, dtype=np.int64)
+    _nb_pair_bits(rk[:n_bits], bits, n_above)
+    if n_bits and np.all(lens == m):
+        ro = np.empty((0, m), dtype=rk.dtype)
+    else:
+        ro = np.argsort(np.where(rk >= 0, rk, m), axis=1, kind="stable").astype(rk.dtype)
+    return rk, bits, n_above, pair_index, ro, lens
+
+
 class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     """Label ranking tree (LRT) with Mallows node models (Cheng et al. 2009, Sec. 5).
 
     Recursive binary splits ``x[f] <= t`` (thresholds at midpoints of consecutive distinct
     values; every feature, every threshold). Each child's rankings get a Mallows model fitted
     on the labels that occur in it; a split is scored by the children's spreads ``theta``,
-    weighted by their sizes (the paper's criterion (6), see ``criterion``). Growth stops when a node is pure (every pair of labels is
-    ordered the same way by every ranking of the node that has both), when it is too small
-    (``min_node_size_mode``), at ``max_depth``, or when no valid split exists. No pruning
-    (as in the paper).
+    weighted by their sizes (the paper's criterion (6), see ``criterion``). Growth stops when
+    a node is pure (every pair of labels is ordered the same way by every ranking of the
+    node that has both), when it is too small (``min_node_size_mode``), at ``max_depth``, or
+    when no valid split exists. No pruning (as in the paper).
 
     Parameters
     ----------
@@ -124,18 +198,27 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     * Node models: complete rankings -- Borda centre and the theta MLE (paper Sec. 4.1);
       incomplete rankings -- the approximate EM of Sec. 4.2 on the node's label set (equal to
       :func:`rankclust.models.mallows.estimate_center` with ``method="borda"``) and the
-      spread of the completions (as :func:`~rankclust.models.mallows.estimate_theta`).
-    * Split search (:mod:`rankclust.label_ranking._tree_kernels`): one sorted scan per feature
-      with incremental Borda votes and pairwise counts, O(n m^2) per feature and node instead
-      of a refit per threshold. With complete rankings it evaluates exactly the paper's
-      criterion (theta read from a table of the expected distance on a grid of step
-      ``theta_max/4000``, linear interpolation). With incomplete rankings the children's
-      centres are their generalised Borda counts and their spreads use the mean distance
-      estimated from the observed pairs (each ranking's share of discordant observed pairs
-      times ``n_T (n_T - 1)/2``) rather than running the approximate EM per threshold.
+      spread of the completions (as :func:`~rankclust.models.mallows.estimate_theta`),
+      computed after growth (the split search does not need them): in one compiled call
+      for the nodes that see every label, node by node for the others.
+    * Split search (:mod:`rankclust.label_ranking._tree_kernels`): the whole tree is grown
+      in one compiled call. The rows are sorted by every feature once, at the root; a split
+      partitions these sorted columns stably in place, so children inherit the order. Each
+      node scans every feature once with incremental Borda votes and pairwise counts,
+      O(n m^2) per feature and node instead of a refit per threshold. With complete rankings
+      the counts are exact integers and the criterion is exactly the paper's (theta read
+      from a table of the expected distance on a grid of step ``theta_max/4000``, linear
+      interpolation, found in O(1) through a bucket index); a threshold costs O(m) plus
+      O(m^2) for the rows moved. Candidates whose criterion ties exactly keep the first
+      (features in column order, thresholds ascending). With incomplete rankings the
+      children's centres are their generalised Borda counts and their spreads use the mean
+      distance estimated from the observed pairs (each ranking's share of discordant
+      observed pairs times ``n_T (n_T - 1)/2``) rather than running the approximate EM per
+      threshold.
     * :meth:`reliability` gives the paper's ``theta_leaf * |T_leaf| / n_train``.
 
-    Complexity: fit O(depth d n (log n + m^2)) time, O(n (d + m) + nodes m) memory;
+    Complexity: fit O(d n log n + depth d n m^2) time (depth = mean depth of a training
+    row), O(n (d + m^2) + nodes m) memory (the pair bits take n m (m - 1)/2 bytes);
     predict O(q depth) time.
 
     References
@@ -198,91 +281,67 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         """
         self._validate_params()
         X, R = validate_fit_data(self, X, Y)
-        X = np.ascontiguousarray(X)
-        ranks = np.ascontiguousarray(R.ranks)
-        n, m = ranks.shape
+        n, m = R.ranks.shape
         table, grid = theta_table(m, float(self.theta_max))
-        crit = 0 if self.criterion == "theta" else 1
-        min_size = self.min_node_size_factor * m
-        feature, threshold, left, right, parent, depth, size = [], [], [], [], [], [], []
-        labels, centers, thetas = [], [], []
-        labs_buf = np.empty(m, dtype=np.int64)
-        center_buf = np.empty(m, dtype=np.int64)
-        best_f = np.empty(1, dtype=np.int64)
-        best_t = np.empty(1)
-        best_s = np.empty(1)
-        # compact orderings for the split scan: present labels best first, then absent ones
-        lens = R.lengths.astype(np.int16)
-        ro = np.argsort(np.where(ranks >= 0, ranks, m), axis=1, kind="stable").astype(np.int16)
-        mark = np.zeros(n, dtype=np.bool_)
-        root_rows = np.empty(X.shape, dtype=np.int64)
-        root_vals = np.empty(X.shape)
-        _nb_sort_columns(X, root_rows, root_vals)
-        stack = [(root_rows, root_vals, -1, 0)]
-        while stack:
-            sorted_rows, sorted_vals, par, dep = stack.pop()
-            rows = np.ascontiguousarray(sorted_rows[:, 0])
-            node = len(feature)
-            if par >= 0:
-                (left if left[par] == -2 else right)[par] = node
-            n_t, complete, pure, theta, occ = _nb_node_fit(
-                ranks, rows, table, grid, labs_buf, center_buf
-            )
-            labs = labs_buf[:n_t].copy()
-            if complete or n_t < 2:
-                center = center_buf[:n_t].copy() if n_t else np.empty(0, dtype=np.int64)
-                theta = float(self.theta_max) if n_t < 2 else float(theta)
-            else:
-                center, theta = self._node_model_em(R, rows, labs, table, grid)
-            feature.append(-1)
-            threshold.append(np.nan)
-            left.append(-1)
-            right.append(-1)
-            parent.append(par)
-            depth.append(dep)
-            size.append(rows.size)
-            labels.append(labs)
-            centers.append(center)
-            thetas.append(theta)
-            amount = rows.size if self.min_node_size_mode == "examples" else occ
-            if pure or amount < min_size or rows.size < 2:
-                continue
-            if self.max_depth is not None and dep >= self.max_depth:
-                continue
-            _nb_best_split(
-                sorted_rows,
-                sorted_vals,
-                ro,
-                lens,
-                self.min_samples_leaf,
-                crit,
-                table,
-                grid,
-                best_f,
-                best_t,
-                best_s,
-            )
-            if best_f[0] < 0:
-                continue
-            f, t = int(best_f[0]), float(best_t[0])
-            feature[node] = f
-            threshold[node] = t
-            n_left = int(np.count_nonzero(sorted_vals[:, f] <= t))
-            d = X.shape[1]
-            children = (
-                np.empty((n_left, d), dtype=np.int64),
-                np.empty((n_left, d)),
-                np.empty((rows.size - n_left, d), dtype=np.int64),
-                np.empty((rows.size - n_left, d)),
-            )
-            _nb_partition(sorted_rows, sorted_vals, f, t, mark, *children)
-            left[node] = -2  # the next node created with this parent is its left child
-            # depth first, left child first: push right, then left
-            stack.append((children[2], children[3], node, dep + 1))
-            stack.append((children[0], children[1], node, dep + 1))
-        self._finish(
-            feature, threshold, left, right, parent, depth, size, labels, centers, thetas, m, n
+        index, yrange, theta_up = theta_index(m, float(self.theta_max))
+        rk, bits, n_above, pair_index, ro, lens = _scan_rows(R)
+        sidx = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+        sval = np.ascontiguousarray(np.take_along_axis(X, sidx.T, axis=0).T)
+        max_nodes = 2 * n - 1  # every split has two non-empty children
+        feature, left, right, parent, depth, start, size, n_labels = np.empty(
+            (8, max_nodes), dtype=np.intp
         )
+        threshold, theta = np.empty((2, max_nodes))
+        complete = np.empty(max_nodes, dtype=np.bool_)
+        labs, center = np.empty((2, max_nodes, m), dtype=np.int64)
+        count = _nb_grow(
+            sidx, sval, rk, bits, n_above, pair_index, ro, lens, self.min_samples_leaf,
+            0 if self.criterion == "theta" else 1, float(self.min_node_size_factor * m),
+            self.min_node_size_mode == "examples",
+            -1 if self.max_depth is None else int(self.max_depth), table, grid, index, yrange,
+            theta_up, feature, threshold, left, right, parent, depth, start, size, n_labels,
+            complete, theta, labs, center,
+        )  # fmt: skip
+        labs, center, n_labels = labs[:count].copy(), center[:count].copy(), n_labels[:count]
+        node_labels = [labs[t, : n_labels[t]] for t in range(count)]
+        node_center = [center[t, : n_labels[t]] for t in range(count)]  # views of center
+        # incomplete nodes: the approximate EM, in one call for those that see every label
+        em = np.flatnonzero(~complete[:count] & (n_labels >= 2))
+        if em.size:
+            # the rows' order when a node was made: sorted by feature 0, stable
+            first_rank = np.empty(n, dtype=np.int64)
+            first_rank[np.argsort(X[:, 0], kind="stable")] = np.arange(n)
+            full = em[n_labels[em] == m]
+            if full.size:
+                centers, thetas = np.empty((full.size, m), dtype=np.int64), np.empty(full.size)
+                _nb_node_models_em(
+                    R.ranks, generalized_borda_votes(R), sidx[0], first_rank, start, size,
+                    full, _EM_MAX_ITER, table, grid, centers, thetas,
+                )  # fmt: skip
+                center[full], theta[full] = centers, thetas  # node_center_ holds views
+            for t in em[n_labels[em] < m]:
+                rows = sidx[0, start[t] : start[t] + size[t]]
+                rows = rows[np.argsort(first_rank[rows])]
+                node_center[t][:], theta[t] = self._node_model_em(
+                    R, rows, node_labels[t], table, grid
+                )
+        self.feature_ = feature[:count].copy()
+        self.threshold_ = threshold[:count].copy()
+        self.children_left_ = left[:count].copy()
+        self.children_right_ = right[:count].copy()
+        self.parent_ = parent[:count].copy()
+        self.n_node_samples_ = size[:count].copy()
+        self.node_labels_ = node_labels
+        self.node_center_ = node_center
+        self.node_theta_ = theta[:count].copy()
+        self.node_count_ = int(count)
+        self.n_leaves_ = int(np.sum(self.feature_ < 0))
+        self.max_depth_ = int(depth[:count].max())
+        self.n_train_ = n
+        leaf_ranking = center.copy()  # centres over all m labels are already complete
+        for t in np.flatnonzero(n_labels < m):
+            leaf_ranking[t] = self._complete(t, m)
+        self.leaf_ranking_ = leaf_ranking
         self.n_items_ = m
         return self
 
@@ -309,27 +368,9 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         n_iter = np.empty(1, dtype=np.int64)
         converged = np.empty(1, dtype=np.bool_)
         _nb_local_mallows_em(
-            sub[None], w, votes.sum(axis=0)[None], 100, center, mean, n_iter, converged
+            sub[None], w, votes.sum(axis=0)[None], _EM_MAX_ITER, center, mean, n_iter, converged
         )
         return center[0], float(_nb_theta_from_mean(table, grid, labs.size, float(mean[0])))
-
-    def _finish(
-        self, feature, threshold, left, right, parent, depth, size, labels, centers, thetas, m, n
-    ) -> None:
-        self.feature_ = np.asarray(feature, dtype=np.intp)
-        self.threshold_ = np.asarray(threshold, dtype=np.float64)
-        self.children_left_ = np.asarray(left, dtype=np.intp)
-        self.children_right_ = np.asarray(right, dtype=np.intp)
-        self.parent_ = np.asarray(parent, dtype=np.intp)
-        self.n_node_samples_ = np.asarray(size, dtype=np.intp)
-        self.node_labels_ = labels
-        self.node_center_ = centers
-        self.node_theta_ = np.asarray(thetas, dtype=np.float64)
-        self.node_count_ = len(feature)
-        self.n_leaves_ = int(np.sum(self.feature_ < 0))
-        self.max_depth_ = int(max(depth))
-        self.n_train_ = n
-        self.leaf_ranking_ = np.vstack([self._complete(t, m) for t in range(self.node_count_)])
 
     def _complete(self, node: int, m: int) -> np.ndarray:
         """Complete position vector of a node: Prop. 1 from the ancestors (spec A23)."""
@@ -355,14 +396,11 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     # ---------------------------------------------------------------- predict
     def apply(self, X: Any) -> np.ndarray:
         """Leaf id of every row of ``X`` (int array, shape (n_samples,))."""
-        X = validate_predict_data(self, X)
-        node = np.zeros(X.shape[0], dtype=np.intp)
-        active = np.flatnonzero(self.feature_[node] >= 0)
-        while active.size:
-            cur = node[active]
-            go_left = X[active, self.feature_[cur]] <= self.threshold_[cur]
-            node[active] = np.where(go_left, self.children_left_[cur], self.children_right_[cur])
-            active = active[self.feature_[node[active]] >= 0]
+        X = np.ascontiguousarray(validate_predict_data(self, X))  # one compiled layout
+        node = np.empty(X.shape[0], dtype=np.intp)
+        _nb_apply(
+            X, self.feature_, self.threshold_, self.children_left_, self.children_right_, node
+        )
         return node
 
     def predict(self, X: Any) -> np.ndarray:
