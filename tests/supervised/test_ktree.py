@@ -77,3 +77,60 @@ def test_min_node_makes_small_nodes_leaves():
     tree = KTree(2, "literal").fit(X, D)
     np.testing.assert_array_equal(tree.predict(X), [0, 0, 1, 1, 1])
     assert tree.threshold[0] == 1.5
+
+
+def _prune_reference(tree: KTree, X: np.ndarray, D: np.ndarray, keep_ties: bool):
+    """Reduced-error pruning, recursively on the unpruned tree (nested tuples)."""
+
+    def rec(node: int, rows: np.ndarray):
+        cost = D[rows, tree.value[node]].sum()
+        if tree.feature[node] < 0:
+            return ("leaf", int(tree.value[node])), cost
+        go = X[rows, tree.feature[node]] <= tree.threshold[node]
+        lt, lc = rec(int(tree.left[node]), rows[go])
+        rt, rc = rec(int(tree.right[node]), rows[~go])
+        s = lc + rc
+        if (s > cost + 1e-9) if keep_ties else (s >= cost - 1e-9):
+            return ("leaf", int(tree.value[node])), cost
+        return (int(tree.feature[node]), float(tree.threshold[node]), lt, rt), s
+
+    return rec(0, np.arange(X.shape[0]))[0]
+
+
+@pytest.mark.parametrize("keep_ties", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_prune_matches_reference(keep_ties, seed):
+    rng = np.random.default_rng(seed)
+    n, d, K, m = 120, 2, 3, 4
+    X = rng.integers(0, 8, size=(n, d)).astype(float)
+    D = rng.integers(0, 5, size=(n, K)).astype(float)
+    V = rng.integers(1, m + 1, size=(n, m)).astype(float)
+    tree = KTree(min_node=3, growth="full").fit(X[:80], D[:80], V[:80])
+    Xv, Dv = X[80:], D[80:]
+    expected = _prune_reference(tree, Xv, Dv, keep_ties)
+    # path costs: every node charged with the held-out rows that pass through it
+    costs = tree.path_costs(Xv, Dv)
+    assert costs[0] == pytest.approx(Dv[:, tree.value[0]].sum())
+    for t in range(tree.n_nodes):
+        if tree.feature[t] >= 0:
+            assert costs[int(tree.left[t])] + costs[int(tree.right[t])] >= 0
+    assert _as_nested(tree.prune(Xv, Dv, keep_ties=keep_ties)) == expected
+
+
+def test_prune_removes_a_split_that_hurts_held_out_rows():
+    X, D, V, _ = _middle_band()
+    tree = KTree(5, "full").fit(X, D, V)
+    assert tree.n_leaves == 3
+    # held-out rows that say ranking 0 is right everywhere: the band splits only hurt
+    Xv = np.arange(10.0)[:, None]
+    Dv = np.c_[np.zeros(10), np.ones(10)]
+    pruned = tree.prune(Xv, Dv)  # the band's leaf goes; a split of 0 | 0 (gain 0) may stay
+    assert (pruned.predict(X) == 0).all() and pruned.n_leaves < 3
+
+
+def test_prune_keeps_splits_without_held_out_evidence():
+    X, D, V, _ = _middle_band()
+    Xv = np.array([[0.0]])  # reaches only the left end
+    Dv = np.zeros((1, 2))  # and costs nothing either way
+    assert KTree(5, "full").fit(X, D, V).prune(Xv, Dv, keep_ties=True).n_leaves == 3
+    assert KTree(5, "full").fit(X, D, V).prune(Xv, Dv, keep_ties=False).n_leaves == 1

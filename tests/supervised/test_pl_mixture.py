@@ -8,7 +8,7 @@ from sklearn.base import clone
 from rankclust import Rankings
 from rankclust.models.plackett_luce import loglik_rows
 from rankclust.supervised import PrototypePLMixture, make_circle
-from rankclust.supervised.pl_mixture import _instance_gradient, _nb_sgd_epoch
+from rankclust.supervised.pl_mixture import _init_prototypes, _instance_gradient, _nb_sgd_epoch
 from tests.supervised._helpers import ORDERS, blobs, recovered
 
 TRUE = {tuple(o) for o in ORDERS}
@@ -119,6 +119,8 @@ def test_instances_without_pairs_do_not_move_anything():
         ({"m_step": "v2"}, 0.0),
         ({"stop_on": "loss"}, 0.0),
         ({"prototype_budget": 6}, 0.0),
+        ({"init": "random"}, 0.0),
+        ({"init": "random"}, 0.4),
     ],
 )
 def test_recovers_blob_rankings(params, p_missing):
@@ -134,6 +136,7 @@ def test_recovers_blob_rankings(params, p_missing):
     assert est.train_loss_ == pytest.approx(min(est.loss_curve_))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_circle_recovery_smoke():
     # spec G8: MM-PL with K P = 90 recovers the three class rankings on circle
     X, Y, _ = make_circle(2000, random_state=0)
@@ -165,9 +168,54 @@ def test_validation():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_patience_trains_at_least_as_long():
     X, Y, _ = blobs(15, p_missing=0.3)
-    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=1).fit(X, Y)
+    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, n_iter_no_change=1, random_state=1)
+    a.fit(X, Y)
     b = PrototypePLMixture(3, n_prototypes_per_cluster=2, n_iter_no_change=5, random_state=1)
     b.fit(X, Y)
     assert b.n_iter_ >= a.n_iter_
     # identical runs up to the first stop: the same first epochs
     np.testing.assert_allclose(b.nll_curve_[: a.n_iter_], a.nll_curve_)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kmeans_init_gives_each_cluster_one_cell(seed):
+    X, _, y = blobs(20, seed=seed)
+    rng = np.random.RandomState(seed)
+    protos = _init_prototypes(X, 3, 4, "kmeans", rng)
+    assert protos.shape == (12, 2)
+    # every prototype is a training point; a cluster's four come from one blob, and the three
+    # clusters from three different blobs
+    idx = np.array([np.flatnonzero((X == p).all(axis=1))[0] for p in protos])
+    blob = y[idx].reshape(3, 4)
+    assert (blob == blob[:, :1]).all()
+    assert set(blob[:, 0]) == {0, 1, 2}
+    assert len(set(idx)) == 12
+
+
+def test_random_init_draws_distinct_training_points():
+    X, _, _ = blobs(20)
+    protos = _init_prototypes(X, 3, 4, "random", np.random.RandomState(0))
+    assert len({tuple(p) for p in protos}) == 12
+    assert all((X == p).all(axis=1).any() for p in protos)
+
+
+def test_init_with_fewer_points_than_prototypes_jitters_repeats():
+    X, _, _ = blobs(2)  # 6 points, 12 prototypes
+    for init in ("kmeans", "random"):
+        protos = _init_prototypes(X, 3, 4, init, np.random.RandomState(0))
+        assert len({tuple(p) for p in protos}) == 12
+        assert np.abs(protos[:, None] - X[None]).sum(axis=2).min(axis=1).max() < 0.05
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_annealing_rise_of_the_likelihood_does_not_stop_training():
+    # rankings independent of the features: the likelihood at the current (shrinking) width
+    # rises after the first epoch, but the updates still improve it at equal width, so the
+    # paper's "stop when l stops decreasing" (n_iter_no_change=1) must not fire there
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    Y = Rankings(np.argsort(rng.random((200, 5)), axis=1))
+    est = PrototypePLMixture(3, n_prototypes_per_cluster=4, n_iter_no_change=1, random_state=2)
+    est.fit(X, Y)
+    rises = np.flatnonzero(np.diff(est.nll_curve_) > 0)
+    assert rises.size and rises[0] + 2 < est.n_iter_

@@ -100,3 +100,24 @@ def test_node_losses_kernel_matches_brute_force(rng):
             expect[t] += D[i, t]
             t = parent[t]
     np.testing.assert_allclose(_node_losses(leaf, parent, node_rank, Y), expect)
+
+
+def test_validation_pruning_cuts_the_noise_splits():
+    # rankings independent of the features: every split the full growth keeps fits noise,
+    # and the held-out rows (Algorithm 1, step 5) remove most of them
+    rng = np.random.default_rng(0)
+    X = rng.random((400, 2))
+    pos = np.argsort(rng.random((400, 4)), axis=1)
+    Y = Rankings(np.where(rng.random((400, 4)) < 0.5, -1, pos))
+    Y = Rankings(np.where((Y.lengths >= 1)[:, None], Y.ranks, pos))  # no empty rows
+    plain = RankTree(3, validation_fraction=None, random_state=0).fit(X, Y)
+    pruned = RankTree(3, validation_fraction=0.3, random_state=0).fit(X, Y)
+    assert pruned.tree_.n_leaves < plain.tree_.n_leaves
+    np.testing.assert_array_equal(pruned.labels_, pruned.predict(X))
+
+
+def test_validation_fraction_too_small_for_the_data_grows_on_all_rows():
+    X, Y, _ = blobs(2)  # 6 rows: 0.01 of them rounds to no held-out row
+    a = RankTree(3, validation_fraction=0.01, random_state=0).fit(X, Y)
+    b = RankTree(3, validation_fraction=None, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(a.central_rankings_.ranks, b.central_rankings_.ranks)

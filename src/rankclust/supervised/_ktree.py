@@ -205,8 +205,23 @@ def _apply(X, feat, thr, left, right, out):  # pragma: no cover - compiled below
         out[i] = node
 
 
+def _path_costs(X, D, feat, thr, left, right, value, out):  # pragma: no cover - compiled below
+    """``out[t] += D[i, value[t]]`` for every row i and every node t on its root-to-leaf path."""
+    for i in range(X.shape[0]):
+        node = 0
+        while True:
+            out[node] += D[i, value[node]]
+            if feat[node] < 0:
+                break
+            if X[i, feat[node]] <= thr[node]:
+                node = left[node]
+            else:
+                node = right[node]
+
+
 _nb_grow = numba.njit(_grow, cache=True, nogil=True)
 _nb_apply = numba.njit(_apply, cache=True, nogil=True)
+_nb_path_costs = numba.njit(_path_costs, cache=True, nogil=True)
 
 
 class KTree:
@@ -277,7 +292,7 @@ class KTree:
         feat, thr, left, right = feat[:nn], thr[:nn], left[:nn], right[:nn]
         value, cost, count = value[:nn], cost[:nn], count[:nn]
         if full:
-            _nb_collapse(feat, left, right, cost, np.empty(nn))
+            _nb_collapse(feat, left, right, cost, np.empty(nn), False)
         self._store(feat, thr, left, right, value, cost, count)
         return self
 
@@ -302,6 +317,32 @@ class KTree:
         self.value = value[keep].copy()
         self.node_cost = cost[keep].copy()
         self.n_node_samples = count[keep].copy()
+
+    def path_costs(self, X: np.ndarray, D: np.ndarray) -> np.ndarray:
+        """``sum_{i reaching t} D[i, value[t]]`` for every node t, shape (n_nodes,)."""
+        out = np.zeros(self.n_nodes)
+        _nb_path_costs(
+            np.ascontiguousarray(X, dtype=np.float64),
+            np.ascontiguousarray(D, dtype=np.float64),
+            self.feature, self.threshold, self.left, self.right, self.value, out,
+        )  # fmt: skip
+        return out
+
+    def prune(self, X: np.ndarray, D: np.ndarray, keep_ties: bool = True) -> KTree:
+        """Reduced-error pruning on held-out rows (Grbovic et al., Algorithm 1, step 5).
+
+        Bottom-up, a split is removed when its (already pruned) subtree does not lower the
+        held-out cost of eq. (17): ``sum_{T_a} D[n, rho_a] - sum_{T_a-} ... - sum_{T_a+} ...
+        < 0`` ("if the result is negative"), rows ``X`` (n_e, d) with costs ``D`` (n_e, K).
+        A split with gain 0 -- in particular one that no informative held-out row reaches --
+        stays: a small held-out set is no evidence against it. O(n_e depth + n_nodes).
+        """
+        cost = self.path_costs(X, D)
+        feat = self.feature.copy()
+        _nb_collapse(feat, self.left, self.right, cost, np.empty(self.n_nodes), keep_ties)
+        self._store(feat, self.threshold, self.left, self.right, self.value,
+                    self.node_cost, self.n_node_samples)  # fmt: skip
+        return self
 
     @property
     def n_nodes(self) -> int:
@@ -328,17 +369,20 @@ class KTree:
         return self.value[self.apply(X)]
 
 
-def _collapse(feat, left, right, cost, sub):  # pragma: no cover - compiled below
+def _collapse(feat, left, right, cost, sub, keep_ties):  # pragma: no cover - compiled below
     """Bottom-up: make a node a leaf when its subtree's leaves cost no less than it does.
 
-    Children have larger ids than their parent, so a reverse sweep sees them first.
+    ``keep_ties``: collapse only when the leaves cost strictly more (a split that neither
+    helps nor hurts stays). Children have larger ids than their parent, so a reverse sweep
+    sees them first.
     """
     for node in range(len(feat) - 1, -1, -1):
         if feat[node] < 0:
             sub[node] = cost[node]
             continue
         s = sub[left[node]] + sub[right[node]]
-        if s >= cost[node] - _EPS * (1.0 + abs(cost[node])):
+        tol = _EPS * (1.0 + abs(cost[node]))
+        if (s > cost[node] + tol) if keep_ties else (s >= cost[node] - tol):
             feat[node] = -1
             sub[node] = cost[node]
         else:
