@@ -6,9 +6,16 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 
 from rankclust import Rankings
-from rankclust.models.plackett_luce import loglik_rows
+from rankclust.models.plackett_luce import choice_stages, loglik_rows
 from rankclust.supervised import PrototypePLMixture, make_circle
-from rankclust.supervised.pl_mixture import _init_prototypes, _instance_gradient, _nb_sgd_epoch
+from rankclust.supervised.pl_mixture import (
+    _init_prototypes,
+    _instance_gradient,
+    _mean_nll,
+    _nb_mean_nll,
+    _nb_sgd_epoch,
+    _sq_dists,
+)
 from tests.supervised._helpers import ORDERS, blobs, recovered
 
 TRUE = {tuple(o) for o in ORDERS}
@@ -219,3 +226,88 @@ def test_annealing_rise_of_the_likelihood_does_not_stop_training():
     est.fit(X, Y)
     rises = np.flatnonzero(np.diff(est.nll_curve_) > 0)
     assert rises.size and rises[0] + 2 < est.n_iter_
+
+
+def _reference_joint(X, stages, protos, cluster, Z, sigma):
+    """``log g_nk + log e_nk`` from scratch, numpy only (eqs. 21-23)."""
+    a = -((X[:, None, :] - protos[None]) ** 2).sum(axis=2) / (2 * sigma**2)
+    logw = a - logsumexp(a, axis=1, keepdims=True)
+    K = Z.shape[0]
+    logg = np.stack([logsumexp(logw[:, cluster == k], axis=1) for k in range(K)], axis=1)
+    return logg + loglik_rows(stages, Z)
+
+
+def _reference_nll(X, stages, protos, cluster, Z, sigma):
+    """Mean negative log-likelihood (eq. 25)."""
+    return float(-logsumexp(_reference_joint(X, stages, protos, cluster, Z, sigma), axis=1).mean())
+
+
+@pytest.mark.parametrize("sigma", [3.0, 0.3, 0.02])
+def test_fused_nll_matches_numpy_reference(sigma):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    R = np.argsort(rng.random((40, 5)), axis=1)
+    R[:5][R[:5] >= 3] = -1  # partial rankings: top 3 of 5
+    Y = Rankings(R)
+    stages = choice_stages(Y)
+    protos = rng.normal(size=(6, 3))
+    cluster = np.repeat(np.arange(3), 2)
+    Z = rng.normal(size=(3, 5))
+    want = _reference_nll(X, stages, protos, cluster, Z, sigma)
+    D, LZ = _sq_dists(X, protos), loglik_rows(stages, Z)
+    assert _nb_mean_nll(D, LZ, cluster, sigma) == pytest.approx(want, rel=1e-12)
+    assert _mean_nll(D, LZ, cluster, sigma) == pytest.approx(want, rel=1e-12)
+
+
+def _reference_fit(X, Y, K, P, seed, e_step, tol, n_iter_no_change, max_epochs):
+    """The fitting loop written plainly: every likelihood evaluated from scratch, no caching."""
+    rng = np.random.RandomState(seed)
+    n, m = X.shape[0], Y.n_items
+    cluster = np.repeat(np.arange(K, dtype=np.int64), P)
+    protos = _init_prototypes(X, K, P, "kmeans", rng)
+    Z = np.log(np.clip(rng.normal(1.0, 0.1, (K, m)), 1e-3, None))
+    sigma0 = float(np.sqrt(X.var(axis=0).sum()))
+    T = 8.0 * n
+    present = Y.ranks >= 0
+    lengths = present.sum(axis=1).astype(np.int64)
+    orders = np.argsort(np.where(present, Y.ranks, m), axis=1, kind="stable").astype(np.int64)
+    stages = choice_stages(Y)
+    H, H_given = np.zeros((n, K)), np.zeros((n, K))
+    t, stall, curve = 0, 0, []
+    for epoch in range(1, max_epochs + 1):
+        if e_step == "batch":
+            b = _reference_joint(X, stages, protos, cluster, Z, sigma0 * T / (T + t))
+            H_given = np.exp(b - logsumexp(b, axis=1, keepdims=True))
+        prev_protos, prev_Z = protos.copy(), Z.copy()
+        t = _nb_sgd_epoch(
+            X, orders, lengths, rng.permutation(n).astype(np.int64), protos, cluster, Z, t,
+            0.03, T, sigma0, T, 1.0, H_given, e_step == "batch", True, False, H,
+        )  # fmt: skip
+        Z -= Z.mean(axis=1, keepdims=True)
+        sigma = sigma0 * T / (T + t)
+        nll = _reference_nll(X, stages, protos, cluster, Z, sigma)
+        ref = _reference_nll(X, stages, prev_protos, cluster, prev_Z, sigma)
+        curve.append(nll)
+        stall = 0 if ref - nll > tol else stall + 1
+        if epoch >= 2 and stall >= n_iter_no_change:
+            break
+    return epoch, curve
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("e_step", ["online", "batch"])
+@pytest.mark.parametrize("seed", range(3))
+def test_cached_evaluation_matches_plain_reference(e_step, seed):
+    # the fit reuses the squared distances and PL terms of the end of an epoch for the next
+    # epoch's "before" likelihood and batch E-step, and evaluates the likelihood in a fused
+    # kernel; the plain loop must give the same epochs and the same likelihood curve
+    X, Y, _ = blobs(15, p_missing=0.3, seed=seed)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    kw = dict(tol=1e-2, n_iter_no_change=2, max_epochs=40)  # stops after ~30 epochs
+    est = PrototypePLMixture(
+        3, n_prototypes_per_cluster=2, e_step=e_step, standardize=False, random_state=seed, **kw
+    ).fit(X, Y)
+    Yr = est._check_fit_data(X, Y)[1]
+    n_iter, curve = _reference_fit(X, Yr, 3, 2, seed, e_step, **kw)
+    assert est.n_iter_ == n_iter < kw["max_epochs"]
+    np.testing.assert_allclose(est.nll_curve_, curve, rtol=1e-12)

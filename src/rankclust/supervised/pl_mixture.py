@@ -231,9 +231,16 @@ def _sq_dists(X: np.ndarray, P: np.ndarray) -> np.ndarray:
     return np.maximum(d2, 0.0)
 
 
-def _log_memberships(X: np.ndarray, protos: np.ndarray, cluster: np.ndarray, K: int, sigma):
-    """``log g_nk`` for all instances, shape (n, K) (eq. 21)."""
-    a = -_sq_dists(X, protos) / (2.0 * sigma**2)
+def _log_memberships(
+    X: np.ndarray, protos: np.ndarray, cluster: np.ndarray, K: int, sigma, D=None
+):
+    """``log g_nk`` for all instances, shape (n, K) (eq. 21).
+
+    ``D``: the squared distances ``_sq_dists(X, protos)`` when already computed.
+    """
+    if D is None:
+        D = _sq_dists(X, protos)
+    a = -D / (2.0 * sigma**2)
     a -= a.max(axis=1, keepdims=True)
     ea = np.exp(a)
     onehot = np.zeros((len(cluster), K))
@@ -241,6 +248,47 @@ def _log_memberships(X: np.ndarray, protos: np.ndarray, cluster: np.ndarray, K: 
     gs = ea @ onehot  # per-cluster sums as one BLAS product (np.add.at is ~10x slower)
     with np.errstate(divide="ignore"):
         return np.log(gs) - np.log(ea.sum(axis=1, keepdims=True))
+
+
+def _mean_nll(D, LZ, cluster, sigma):  # pragma: no cover - compiled below
+    """Mean of ``-log sum_k g_nk e_nk`` from precomputed parts (the per-epoch evaluation).
+
+    ``D`` (n, M): squared distances to the prototypes; ``LZ`` (n, K): ``log e_nk``
+    (``loglik_rows``). One pass over the instances with no (n, M) temporaries; equals
+    ``-logsumexp(_log_memberships(...) + LZ, axis=1).mean()`` up to rounding.
+    """
+    n, M = D.shape
+    K = LZ.shape[1]
+    inv = 1.0 / (2.0 * sigma * sigma)
+    gs = np.empty(K)
+    b = np.empty(K)
+    total = 0.0
+    for i in range(n):
+        # the nearest prototype has the largest kernel weight: shift by it (exp <= 1)
+        dmin = np.inf
+        for p in range(M):
+            if D[i, p] < dmin:
+                dmin = D[i, p]
+        gs[:] = 0.0
+        tot = 0.0
+        for p in range(M):
+            e = np.exp(-(D[i, p] - dmin) * inv)
+            gs[cluster[p]] += e
+            tot += e
+        ltot = np.log(tot)
+        bmax = -np.inf
+        for k in range(K):
+            b[k] = np.log(gs[k]) - ltot + LZ[i, k] if gs[k] > 0.0 else -np.inf
+            if b[k] > bmax:
+                bmax = b[k]
+        acc = 0.0
+        for k in range(K):
+            acc += np.exp(b[k] - bmax)
+        total -= bmax + np.log(acc)
+    return total / n
+
+
+_nb_mean_nll = numba.njit(_mean_nll, cache=True, nogil=True)
 
 
 class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
@@ -362,7 +410,12 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
 
     The stochastic sweep is a numba kernel (an epoch is inherently sequential); the
     per-epoch evaluation -- memberships, likelihoods, responsibilities for the batch E-step,
-    the training loss -- and prediction are vectorised over instances.
+    the training loss -- and prediction are vectorised over instances. The parameters at the
+    end of an epoch are those the next one starts from, so the squared distances to the
+    prototypes (one BLAS product per epoch, also used for the nearest-prototype assignment)
+    and the Plackett-Luce terms of an epoch's "after" likelihood are kept for the next
+    epoch's "before" likelihood and batch E-step (only the width differs); both
+    likelihoods are then one fused numba pass each, without (n, K P) temporaries.
 
     Complexity: O(N (K P d + K m)) time per epoch (sweep) plus O(N (K P d + K m^2)) for the
     evaluation, plus one k-means run O(T N K d) for the initialisation; O(N (K P + m^2) +
@@ -502,12 +555,19 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         stall = 0
         converged = False
         epoch = 0
+        # the evaluation at the end of an epoch is at the parameters the next epoch starts
+        # from: keep its squared distances and PL log-likelihoods for the next epoch's
+        # "before" likelihood (at a new width) and batch E-step
+        D = _sq_dists(Xt, protos)
+        LZ = loglik_rows(stages, Z)
         for epoch in range(1, self.max_epochs + 1):
             sigma_now = sigma0 * T / (T + t)
             if self.e_step == "batch":
-                H_given = self._responsibilities(Xt, stages, protos, cluster, Z, sigma_now)
+                H_given = self._responsibilities(
+                    Xt, stages, protos, cluster, Z, sigma_now, D=D, LZ=LZ
+                )
             perm = rng.permutation(n).astype(np.int64)
-            prev_protos, prev_Z = protos.copy(), Z.copy()
+            D_prev, LZ_prev = D, LZ
             t = _nb_sgd_epoch(
                 Xt, orders, lengths, perm, protos, cluster, Z, t,
                 float(self.gamma0), T, float(sigma0), T, float(self.clip),
@@ -522,9 +582,11 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                         )
             Z -= Z.mean(axis=1, keepdims=True)
             sigma_now = sigma0 * T / (T + t)
-            nll = self._nll(Xt, stages, protos, cluster, Z, sigma_now)
+            D = _sq_dists(Xt, protos)
+            LZ = loglik_rows(stages, Z)
+            nll = float(_nb_mean_nll(D, LZ, cluster, sigma_now))
             centers = positions_from_scores(Z)
-            assign = _nearest(Xt, protos, cluster)
+            assign = _nearest(Xt, protos, cluster, D=D)
             loss = training_loss(distances_to_centers(Y, centers), assign, informative)
             nll_curve.append(nll)
             loss_curve.append(loss)
@@ -535,7 +597,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                 # and after this epoch's updates at the same (current) width; the curve of
                 # l at the current width rises whenever shrinking sigma sharpens the
                 # memberships, which is no sign of convergence
-                ref = self._nll(Xt, stages, prev_protos, cluster, prev_Z, sigma_now)
+                ref = float(_nb_mean_nll(D_prev, LZ_prev, cluster, sigma_now))
                 improved = ref - nll > self.tol
             else:
                 # loss_LR uses the hard assignment and is comparable across epochs; it is
@@ -570,16 +632,13 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         return self
 
     @staticmethod
-    def _joint(Xt, stages, protos, cluster, Z, sigma) -> np.ndarray:
-        """``log g_nk + log e_nk``, shape (n, K)."""
-        logg = _log_memberships(Xt, protos, cluster, Z.shape[0], sigma)
-        return logg + loglik_rows(stages, Z)
+    def _joint(Xt, stages, protos, cluster, Z, sigma, D=None, LZ=None) -> np.ndarray:
+        """``log g_nk + log e_nk``, shape (n, K); ``D``, ``LZ``: precomputed parts."""
+        logg = _log_memberships(Xt, protos, cluster, Z.shape[0], sigma, D=D)
+        return logg + (loglik_rows(stages, Z) if LZ is None else LZ)
 
-    def _nll(self, Xt, stages, protos, cluster, Z, sigma) -> float:
-        return float(-logsumexp(self._joint(Xt, stages, protos, cluster, Z, sigma), axis=1).mean())
-
-    def _responsibilities(self, Xt, stages, protos, cluster, Z, sigma) -> np.ndarray:
-        b = self._joint(Xt, stages, protos, cluster, Z, sigma)
+    def _responsibilities(self, Xt, stages, protos, cluster, Z, sigma, D=None, LZ=None):
+        b = self._joint(Xt, stages, protos, cluster, Z, sigma, D=D, LZ=LZ)
         return np.ascontiguousarray(np.exp(b - logsumexp(b, axis=1, keepdims=True)))
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
@@ -631,6 +690,11 @@ def _init_prototypes(
     return protos
 
 
-def _nearest(X: np.ndarray, protos: np.ndarray, cluster: np.ndarray) -> np.ndarray:
-    """Cluster of the nearest prototype (lowest prototype index on ties)."""
-    return cluster[np.argmin(_sq_dists(X, protos), axis=1)].astype(np.int64)
+def _nearest(X: np.ndarray, protos: np.ndarray, cluster: np.ndarray, D=None) -> np.ndarray:
+    """Cluster of the nearest prototype (lowest prototype index on ties).
+
+    ``D``: the squared distances ``_sq_dists(X, protos)`` when already computed.
+    """
+    if D is None:
+        D = _sq_dists(X, protos)
+    return cluster[np.argmin(D, axis=1)].astype(np.int64)
