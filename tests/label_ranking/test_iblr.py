@@ -16,7 +16,7 @@ from rankclust.label_ranking._base import dudani_weights
 from rankclust.label_ranking._iblr_kernels import (
     _nb_exact_distances,
     _nb_local_mallows_em,
-    _nb_loo_tau,
+    _nb_loo_centers,
     _nb_positions_from_scores,
     _nb_predict_centers,
     _nb_squared_distances,
@@ -356,9 +356,9 @@ def test_loo_tau_matches_reference(rng, p_missing, uniform):
     ind, dist = _neighbour_matrix(rng, n_e, n, K)
     truth_rows = rng.choice(n, size=n_e, replace=False)
     ks = np.array([2, 3, 5, 12])
-    tau = np.empty((n_e, ks.size))
+    centers = np.empty((n_e, ks.size, m), dtype=np.int64)
     n_bad = np.empty(ks.size, dtype=np.int64)
-    _nb_loo_tau(
+    _nb_loo_centers(
         R.ranks,
         generalized_borda_votes(R),
         R.lengths / m,
@@ -367,9 +367,11 @@ def test_loo_tau_matches_reference(rng, p_missing, uniform):
         ks,
         uniform,
         100,
-        R.ranks[truth_rows],
-        tau,
+        centers,
         n_bad,
+    )
+    tau = np.column_stack(
+        [kendall_tau_rows(R[truth_rows], c + 1) for c in centers.transpose(1, 0, 2)]
     )
     for g, k in enumerate(ks):
         ref, _ = _reference_centers(R, ind[:, :k], dist[:, :k], uniform)

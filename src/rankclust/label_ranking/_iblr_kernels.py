@@ -339,18 +339,17 @@ def _predict_centers(
 _nb_predict_centers = numba.njit(_predict_centers, cache=True, nogil=True)
 
 
-def _loo_tau(
-    train_ranks, votes, completeness, ind, dist, ks, uniform, max_iter, truth, tau, n_bad
+def _loo_centers(
+    train_ranks, votes, completeness, ind, dist, ks, uniform, max_iter, centers, n_bad
 ):  # pragma: no cover - compiled below
-    """Kendall tau of the held-out rankings for every candidate k, in one pass.
+    """Local Mallows centre of held-out rows for every candidate k, in one pass.
 
     IN: as :func:`_predict_centers`, with ``ind``/``dist`` (E, K) the neighbours of E
-    held-out training rows (themselves excluded), ``ks`` (G,) candidate sizes <= K such
-    that ``ind[e, :k]`` are the k nearest for every k in ``ks``, and
-    ``truth`` (E, m) their rankings (no ties, at least two labels). The prediction with k
+    held-out training rows (themselves excluded) and ``ks`` (G,) candidate sizes <= K such
+    that ``ind[e, :k]`` are the k nearest for every k in ``ks``. The prediction with k
     neighbours uses the prefix ``ind[e, :k]``, so one neighbour search serves every k.
-    OUT: ``tau`` (E, G) = ``(C - D)/(C + D)`` over the observed pairs of ``truth``, as
-    :func:`rankclust.metrics.kendall_tau_rows`; ``n_bad`` (G,) counts of local fits that
+    OUT: ``centers`` (E, G, m) position vectors (scored by the caller with
+    :func:`rankclust.metrics.kendall_tau_rows`); ``n_bad`` (G,) counts of local fits that
     did not converge. O(E sum(ks) m) time for complete rankings.
     """
     n_e, kk = ind.shape
@@ -363,11 +362,9 @@ def _loo_tau(
     scores = np.empty(m)
     hist = np.empty((max_iter, m), dtype=np.int64)
     hobj = np.empty(max_iter)
-    center = np.empty(m, dtype=np.int64)
     for g in range(ks.shape[0]):
         n_bad[g] = 0
     for e in range(n_e):
-        t = truth[e]
         # neighbours before the first incomplete ranking take the complete-data fast path
         n_complete = kk
         for i in range(kk):
@@ -377,7 +374,9 @@ def _loo_tau(
         for g in range(ks.shape[0]):
             k = ks[g]
             if k <= n_complete:
-                _nb_complete_center(train_ranks, ind[e], dist[e], k, uniform, scores, center)
+                _nb_complete_center(
+                    train_ranks, ind[e], dist[e], k, uniform, scores, centers[e, g]
+                )
                 conv = True
             else:
                 _nb_gather_neighbours(
@@ -394,25 +393,13 @@ def _loo_tau(
                     scores,
                     hist,
                     hobj,
-                    center,
+                    centers[e, g],
                 )
             if not conv:
                 n_bad[g] += 1
-            comp = 0
-            disc = 0
-            for u in range(m):
-                if t[u] < 0:
-                    continue
-                for v in range(u + 1, m):
-                    if t[v] < 0:
-                        continue
-                    comp += 1
-                    if (t[u] - t[v]) * (center[u] - center[v]) < 0:
-                        disc += 1
-            tau[e, g] = (comp - 2 * disc) / comp
 
 
-_nb_loo_tau = numba.njit(_loo_tau, cache=True, nogil=True)
+_nb_loo_centers = numba.njit(_loo_centers, cache=True, nogil=True)
 
 
 def _exact_distances(train, queries, ind, out):  # pragma: no cover - compiled below

@@ -29,7 +29,7 @@ from rankclust.label_ranking._base import (
 )
 from rankclust.label_ranking._iblr_kernels import (
     _nb_exact_distances,
-    _nb_loo_tau,
+    _nb_loo_centers,
     _nb_predict_centers,
     _nb_squared_distances,
 )
@@ -557,9 +557,10 @@ class IBLRMallows(_BaseIBLR):
     def _loo_scores(
         self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
     ) -> np.ndarray:
-        tau = np.empty((ind.shape[0], len(ks)))
+        m = self._ranks.shape[1]
+        centers = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
         n_bad = np.zeros(len(ks), dtype=np.int64)
-        _nb_loo_tau(
+        _nb_loo_centers(
             self._ranks,
             self._votes,
             self._completeness,
@@ -568,12 +569,14 @@ class IBLRMallows(_BaseIBLR):
             np.asarray(ks, dtype=np.int64),
             self.weights == "uniform",
             self.max_iter,
-            self._ranks[evaluate],
-            tau,
+            centers,
             n_bad,
         )
         self._warn_not_converged(int(n_bad.sum()), ind.shape[0] * len(ks))
-        return tau
+        truth = self.rankings_[evaluate]
+        return np.column_stack(
+            [kendall_tau_rows(truth, positions_to_ranks(centers[:, g])) for g in range(len(ks))]
+        )
 
     def predict_theta(self, X: Any) -> np.ndarray:
         """Local Mallows spread ``theta`` per query: the reliability of its prediction.
