@@ -96,11 +96,18 @@ def test_kernel_step_is_gamma_times_gradient():
     H = np.zeros((1, K))
     big = 1e12  # gamma and sigma stay constant over the step
     t = _nb_sgd_epoch(X, order, np.array([4]), np.array([0]), p2, cluster, Z2, 0, gamma, big,
-                      0.7, big, 1e9, H, False, True, False, H)  # fmt: skip
+                      0.7, big, 1e9, 1.0, H, False, True, False, H)  # fmt: skip
     assert t == 1
     np.testing.assert_allclose(p2 - protos, gamma * gp, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(Z2 - Z, gamma * gz, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(H.sum(), 1.0)
+    # the prototype gain (sigma_0^2 for prototype_step="relative") scales the prototype step
+    # only; the score step is unchanged
+    p3, Z3 = protos.copy(), Z.copy()
+    _nb_sgd_epoch(X, order, np.array([4]), np.array([0]), p3, cluster, Z3, 0, gamma, big,
+                  0.7, big, 1e9, 2.5, H, False, True, False, H)  # fmt: skip
+    np.testing.assert_allclose(p3 - protos, 2.5 * gamma * gp, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(Z3, Z2, rtol=1e-12)
 
 
 def test_instances_without_pairs_do_not_move_anything():
@@ -110,7 +117,7 @@ def test_instances_without_pairs_do_not_move_anything():
     p2, Z2 = protos.copy(), Z.copy()
     _nb_sgd_epoch(np.array([[0.5, 0.2]]), np.array([[1, 0, 0]], dtype=np.int64),
                   np.array([1]), np.array([0]), p2, np.array([0, 1]), Z2, 0, 0.1, 10.0,
-                  1.0, 10.0, 1.0, H, False, True, False, H)  # fmt: skip
+                  1.0, 10.0, 1.0, 1.0, H, False, True, False, H)  # fmt: skip
     np.testing.assert_array_equal(p2, protos)
     np.testing.assert_array_equal(Z2, Z)
 
@@ -128,6 +135,8 @@ def test_instances_without_pairs_do_not_move_anything():
         ({"prototype_budget": 6}, 0.0),
         ({"init": "random"}, 0.0),
         ({"init": "random"}, 0.4),
+        ({"prototype_step": "absolute"}, 0.0),
+        ({"prototype_step": "absolute"}, 0.4),
     ],
 )
 def test_recovers_blob_rankings(params, p_missing):
@@ -242,6 +251,25 @@ def _reference_nll(X, stages, protos, cluster, Z, sigma):
     return float(-logsumexp(_reference_joint(X, stages, protos, cluster, Z, sigma), axis=1).mean())
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("scale", [1e-2, 30.0])
+def test_relative_prototype_step_is_invariant_to_the_feature_scale(scale):
+    # prototype_step="relative": the prototype learning rate is gamma sigma_0^2 and sigma_0
+    # scales with the features, so the fraction of the way a prototype moves towards x_n --
+    # and with it the whole fit -- does not depend on the units of X; with "absolute" (eq.
+    # 30 with a unitless gamma) it does
+    X, Y, _ = blobs(15, p_missing=0.3, seed=1)
+    kw = dict(n_prototypes_per_cluster=2, standardize=False, max_epochs=15, random_state=3)
+    a = PrototypePLMixture(3, **kw).fit(X, Y)
+    b = PrototypePLMixture(3, **kw).fit(scale * X, Y)
+    np.testing.assert_allclose(b.prototypes_, scale * a.prototypes_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(b.nll_curve_, a.nll_curve_, rtol=1e-6)
+    c = PrototypePLMixture(3, prototype_step="absolute", **kw).fit(X, Y)
+    d = PrototypePLMixture(3, prototype_step="absolute", **kw).fit(scale * X, Y)
+    assert not np.allclose(d.prototypes_, scale * c.prototypes_, rtol=1e-3)
+
+
 @pytest.mark.parametrize("sigma", [3.0, 0.3, 0.02])
 def test_fused_nll_matches_numpy_reference(sigma):
     rng = np.random.default_rng(0)
@@ -281,7 +309,7 @@ def _reference_fit(X, Y, K, P, seed, e_step, tol, n_iter_no_change, max_epochs):
         prev_protos, prev_Z = protos.copy(), Z.copy()
         t = _nb_sgd_epoch(
             X, orders, lengths, rng.permutation(n).astype(np.int64), protos, cluster, Z, t,
-            0.03, T, sigma0, T, 1.0, H_given, e_step == "batch", True, False, H,
+            0.03, T, sigma0, T, 1.0, sigma0**2, H_given, e_step == "batch", True, False, H,
         )  # fmt: skip
         Z -= Z.mean(axis=1, keepdims=True)
         sigma = sigma0 * T / (T + t)

@@ -25,6 +25,15 @@ the default) this is exact stochastic gradient ascent on the observed-data log-l
 ``gamma(t) = gamma_0 T / (T + t)`` with ``T = 8 N`` and ``t`` the global step count; as
 ``sigma -> 0`` an instance belongs to the cluster of its nearest prototype, which is how new
 instances are assigned.
+
+**Units of the prototype learning rate.** In the prototype step ``gamma (w/g)(h - g)(x_n -
+m_p)/sigma^2`` the factor ``(x_n - m_p)/sigma^2`` has units 1/length, so ``gamma`` must carry
+units length^2 for the step to be a length: the paper's ``gamma_0 = 0.03`` belongs to its
+(unstated) feature scale and its ``sigma_0``. By default (``prototype_step="relative"``) the
+prototypes use ``gamma sigma_0^2``, so the step is the fraction ``gamma (sigma_0/sigma)^2
+(w/g)(h - g)`` of the way to ``x_n`` -- ``gamma_0`` at the start, whatever the units and the
+dimension of the features -- and the fit is invariant to rescaling X. The scores are
+dimensionless and keep ``gamma``.
 """
 
 from __future__ import annotations
@@ -71,6 +80,7 @@ def _sgd_epoch(
     sigma0,
     sigma_T,
     clip,
+    proto_gain,
     H_given,
     use_given_h,
     update_scores,
@@ -168,9 +178,9 @@ def _sgd_epoch(
                 continue
             r = a[p] / gsum[k]  # w_np / g_nk
             if printed_rule:  # eq. (30) as printed: factor -(1 - h), not a gradient
-                coef = -gamma * r * (1.0 - h[k]) / s2
+                coef = -proto_gain * gamma * r * (1.0 - h[k]) / s2
             else:
-                coef = gamma * r * (h[k] - g[k]) / s2
+                coef = proto_gain * gamma * r * (h[k] - g[k]) / s2
             if coef > clip:
                 coef = clip
             elif coef < -clip:
@@ -320,8 +330,25 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         with the per-feature reading (``sigma_0 = 1``) the kernel is nearly hard from the
         first step in high dimension and the prototypes barely move.
     clip : float, default=1.0
-        Bound on the per-step prototype coefficient ``gamma (w/g)(h - g)/sigma^2``, which
-        grows linearly with the step count late in training (spec 9 D4).
+        Bound on the per-step prototype coefficient ``gamma (w/g)(h - g)/sigma^2`` (times
+        ``sigma_0^2`` with ``prototype_step="relative"``), the fraction of the way to
+        ``x_n`` a prototype moves; it grows linearly with the step count late in training
+        (spec 9 D4).
+    prototype_step : {"relative", "absolute"}, default="relative"
+        Units of the prototype learning rate (module docstring). ``"relative"``: the
+        prototypes step with ``gamma sigma_0^2``, i.e. move the fraction ``gamma_0
+        (sigma_0/sigma)^2 (w/g)(h - g)`` of the way to ``x_n`` (``gamma_0`` at the start);
+        the fit is invariant to the units of X. ``"absolute"``: eq. (30) with the same unitless
+        ``gamma`` as the scores (the fraction is ``gamma_0 / sigma_0^2`` at the start). Why
+        the default is ``"relative"``: with standardised features ``sigma_0^2 = d``, so
+        ``"absolute"`` made the prototype steps d times smaller than the spec's reading
+        ``sigma_0 = 1`` and the model under-fitted: after 100 epochs the training loss_LR was
+        still falling and the prototypes had moved a median 0.05 (iris, wine), 0.07 (glass)
+        standardised units from their start, less than a third of the spacing of the
+        prototypes (fold 0 of one 5-fold CV). With ``"relative"`` they move 0.17-0.85 and the
+        training loss_LR falls further (iris .053 -> .050, glass .081 -> .051, wine .045 ->
+        .028, vehicle .055 -> .028; test loss_LR over the 5 folds: iris .058 -> .047, glass
+        .091 -> .080, housing .169 -> .158, vehicle .084 -> .069, sushi .367 -> .349).
     init : {"kmeans", "random"}, default="kmeans"
         Where the K P prototypes start; both draw them from the training points (Algorithm
         2, step 1), the paper does not say how the drawn points are dealt to the clusters.
@@ -448,6 +475,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         "anneal": [Interval(Real, 0, None, closed="neither")],
         "sigma0": [Interval(Real, 0, None, closed="neither"), None],
         "clip": [Interval(Real, 0, None, closed="neither")],
+        "prototype_step": [StrOptions({"relative", "absolute"})],
         "init": [StrOptions({"kmeans", "random"})],
         "e_step": [StrOptions({"online", "batch"})],
         "prototype_rule": [StrOptions({"corrected", "printed"})],
@@ -471,6 +499,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         anneal: float = 8.0,
         sigma0: float | None = None,
         clip: float = 1.0,
+        prototype_step: str = "relative",
         init: str = "kmeans",
         e_step: str = "online",
         prototype_rule: str = "corrected",
@@ -490,6 +519,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         self.anneal = anneal
         self.sigma0 = sigma0
         self.clip = clip
+        self.prototype_step = prototype_step
         self.init = init
         self.e_step = e_step
         self.prototype_rule = prototype_rule
@@ -536,6 +566,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             var = float(Xt.var(axis=0).sum())
             sigma0 = float(np.sqrt(var)) if var > 0 else 1.0
         T = float(self.anneal) * n
+        proto_gain = sigma0**2 if self.prototype_step == "relative" else 1.0
 
         # compiled data: observed labels best first; PL stages for the vectorised evaluation
         present = Y.ranks >= 0
@@ -570,7 +601,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             D_prev, LZ_prev = D, LZ
             t = _nb_sgd_epoch(
                 Xt, orders, lengths, perm, protos, cluster, Z, t,
-                float(self.gamma0), T, float(sigma0), T, float(self.clip),
+                float(self.gamma0), T, float(sigma0), T, float(self.clip), proto_gain,
                 H_given, self.e_step == "batch", self.m_step == "v1",
                 self.prototype_rule == "printed", H,
             )  # fmt: skip
