@@ -16,13 +16,20 @@ from rankclust.label_ranking._tree_kernels import (
     _nb_complete_node_model,
     _nb_partition,
     _nb_resort,
+    _nb_shuffle,
     _nb_split_complete,
     _nb_split_incomplete,
+    _nb_split_score,
     _nb_theta_from_mean,
     _nb_theta_lookup,
     _nb_theta_upper,
 )
-from rankclust.label_ranking.tree import _scan_rows, theta_index, theta_table
+from rankclust.label_ranking.tree import (
+    _scan_rows,
+    feature_order_seed,
+    theta_index,
+    theta_table,
+)
 from rankclust.models.mallows import estimate_center, estimate_theta, theta_mle
 from tests.conftest import random_rankings
 
@@ -33,33 +40,38 @@ def _side_theta_reference(R: Rankings) -> float:
     """A child's spread by refitting from scratch with the shared functions.
 
     Labels of the side, generalised Borda centre over them, mean distance from the observed
-    pairs (each row's share of discordant observed pairs times n_T (n_T - 1)/2), theta MLE.
+    pairs (each row's share of discordant observed pairs times n_T (n_T - 1)/2), theta MLE;
+    ``np.inf`` for a pure side (no discordant pair; fewer than two labels or no pair).
     """
     labs = np.flatnonzero(R.present.any(axis=0))
     if labs.size < 2:
-        return THETA_MAX
+        return np.inf
     sub = Rankings(R.ranks[:, labs])
     center = generalized_borda(sub)
     pairs = sub.lengths * (sub.lengths - 1) / 2
     ok = pairs > 0
     if not ok.any():
-        return THETA_MAX
+        return np.inf
     disc = kendall_distances(sub[np.flatnonzero(ok)], center)
+    if not disc.any():
+        return np.inf
     k = labs.size
     mean = float(np.mean(disc / pairs[ok])) * k * (k - 1) / 2
     return theta_mle(mean, k, theta_max=THETA_MAX)
 
 
 def _value(theta: float, criterion: int) -> float:
+    """Criterion 0: the capped spread; 1: minus the impurity, 0 only for a pure side."""
     if criterion == 0:
-        return theta
-    return 0.0 if theta >= THETA_MAX else -1.0 / (1.0 + theta)
+        return min(theta, THETA_MAX)
+    return -1.0 / (1.0 + theta)
 
 
-def _best_split_reference(X, R, rows, min_leaf=1, criterion=0):
-    """Every feature, every midpoint, both children refitted; ties keep the first."""
-    best = (-np.inf, -1, 0.0)
-    for f in range(X.shape[1]):
+def _candidates_reference(X, R, rows, min_leaf=1, criterion=0, order=None):
+    """``(score, feature, threshold)`` of every valid split, both children refitted, features
+    in ``order`` (default: column order), thresholds ascending."""
+    out = []
+    for f in range(X.shape[1]) if order is None else order:
         vals = np.unique(X[rows, f])
         for lo, hi in itertools.pairwise(vals):
             t = 0.5 * (lo + hi)
@@ -71,8 +83,16 @@ def _best_split_reference(X, R, rows, min_leaf=1, criterion=0):
                 left.size * _value(_side_theta_reference(R[left]), criterion)
                 + right.size * _value(_side_theta_reference(R[right]), criterion)
             ) / rows.size
-            if q > best[0] + 1e-7:
-                best = (q, f, t)
+            out.append((q, f, t))
+    return out
+
+
+def _best_split_reference(X, R, rows, min_leaf=1, criterion=0, order=None):
+    """The best of :func:`_candidates_reference`; ties keep the first."""
+    best = (-np.inf, -1, 0.0)
+    for q, f, t in _candidates_reference(X, R, rows, min_leaf, criterion, order):
+        if q > best[0] + 1e-7:
+            best = (q, f, t)
     return best
 
 
@@ -84,9 +104,11 @@ def _presort(X, rows):
     return sidx, sval
 
 
-def _kernel(X, R, rows, min_leaf=1, criterion=0, path=None):
+def _kernel(X, R, rows, min_leaf=1, criterion=0, path=None, order=None):
     """The kernels' best split of ``rows``: the integer path when every row is complete (or
-    ``path="integer"``), else the float path. Returns ``(score, feature, threshold)``."""
+    ``path="integer"``), else the float path; features visited in ``order`` (default: column
+    order). Returns ``(score, feature, threshold)``."""
+    order = np.arange(X.shape[1]) if order is None else np.asarray(order, dtype=np.int64)
     m = R.n_items
     table, grid = theta_table(m, THETA_MAX)
     index, yrange, theta_up = theta_index(m, THETA_MAX)
@@ -104,12 +126,13 @@ def _kernel(X, R, rows, min_leaf=1, criterion=0, path=None):
         work = np.zeros((7, max(m, bits.shape[1])), dtype=np.int64)
         f, t, s = _nb_split_complete(
             sidx, sval, 0, rows.size, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
-            criterion, table, grid, index, yrange, theta_up, work,
+            criterion, table, grid, index, yrange, theta_up, work, order,
         )  # fmt: skip
     else:
-        f, t, s = _nb_split_incomplete(
-            sidx, sval, 0, rows.size, ro, lens, min_leaf, criterion, table, grid, index, yrange
-        )
+        f, t, s, _ = _nb_split_incomplete(
+            sidx, sval, 0, rows.size, ro, lens, min_leaf, criterion, table, grid, index, yrange,
+            order,
+        )  # fmt: skip
     return s, int(f), t
 
 
@@ -255,23 +278,43 @@ def test_partition_is_stable_and_keeps_every_feature_sorted():
             assert np.all(np.diff(sval[f, a:b]) >= 0)
 
 
-def _reference_tree(X, R, min_size, min_leaf=1, criterion=1):
-    """Depth first, left child first, splits by :func:`_best_split_reference`."""
+def _pure(sub: Rankings) -> bool:
+    """No pair of labels ordered both ways by rankings that have both (Sec. 5.1)."""
+    pres = sub.present
+    both = pres[:, :, None] & pres[:, None, :]
+    above = both & (sub.ranks[:, :, None] < sub.ranks[:, None, :])
+    return not np.any(above.any(axis=0) & above.any(axis=0).T)
+
+
+def _feature_orders(random_state, d):
+    """The tree's stream of per-node feature orders: one seed from ``random_state``, then a
+    Fisher-Yates shuffle of the previous order at every node searched for a split."""
+    state = np.array([feature_order_seed(random_state)], dtype=np.uint64)
+    order = np.arange(d)
+    while True:
+        _nb_shuffle(order, state)
+        yield order.copy()
+
+
+def _reference_tree(X, R, min_size, min_leaf=1, criterion=1, random_state=0, min_decrease=0.0):
+    """Depth first, left child first, splits by :func:`_best_split_reference` with the
+    features in the tree's per-node random order; a node stays a leaf when its best split
+    improves the criterion, weighted by the node's share of the rows, by less than
+    ``min_decrease`` (``None``: never)."""
     feature, threshold = [], []
+    orders = _feature_orders(random_state, X.shape[1])
 
     def grow(rows):
         node = len(feature)
         feature.append(-1)
-        threshold.append(np.nan)
-        sub = R[rows]
-        pres = sub.present
-        both = pres[:, :, None] & pres[:, None, :]
-        above = both & (sub.ranks[:, :, None] < sub.ranks[:, None, :])
-        pure = not np.any(above.any(axis=0) & above.any(axis=0).T)
-        if pure or rows.size < min_size or rows.size < 2:
+        threshold.append(-2.0)
+        if _pure(R[rows]) or rows.size < min_size or rows.size < 2:
             return
-        _, f, t = _best_split_reference(X, R, rows, min_leaf, criterion)
+        q, f, t = _best_split_reference(X, R, rows, min_leaf, criterion, next(orders))
         if f < 0:
+            return
+        gain = rows.size / X.shape[0] * (q - _value(_side_theta_reference(R[rows]), criterion))
+        if min_decrease is not None and gain < min_decrease:
             return
         feature[node], threshold[node] = f, t
         grow(rows[X[rows, f] <= t])
@@ -281,13 +324,19 @@ def _reference_tree(X, R, min_size, min_leaf=1, criterion=1):
     return np.array(feature), np.array(threshold)
 
 
+@pytest.mark.parametrize("min_decrease", [0.0, None])
 @pytest.mark.parametrize("p_missing", [0.0, 0.3])
 @pytest.mark.parametrize("seed", range(3))
-def test_tree_matches_a_reference_grower(seed, p_missing):
+def test_tree_matches_a_reference_grower(seed, p_missing, min_decrease):
     rng = np.random.default_rng(10 + seed)
-    X, R = _tied_data(rng, 40, 2, 3 + seed, p_missing)
-    tree = LabelRankingTree(min_node_size_factor=6 / R.n_items, min_samples_leaf=2).fit(X, R)
-    feature, threshold = _reference_tree(X, R, min_size=6, min_leaf=2)
+    X, R = _tied_data(rng, 40, 3, 3 + seed, p_missing)
+    tree = LabelRankingTree(
+        min_node_size_factor=6 / R.n_items, min_samples_leaf=2, random_state=seed,
+        min_impurity_decrease=min_decrease,
+    ).fit(X, R)  # fmt: skip
+    feature, threshold = _reference_tree(
+        X, R, min_size=6, min_leaf=2, random_state=seed, min_decrease=min_decrease
+    )
     np.testing.assert_array_equal(tree.feature_, feature)
     np.testing.assert_allclose(tree.threshold_, threshold)
 
@@ -298,9 +347,9 @@ def test_float_path_grows_the_same_tree(monkeypatch, p_missing):
     rng = np.random.default_rng(3)
     X = rng.random((150, 3))
     R = random_rankings(rng, 150, 4, p_missing=p_missing)
-    fast = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    fast = LabelRankingTree(random_state=0).fit(X, R)
     monkeypatch.setattr(tree_module, "_MAX_PAIR_BITS", 0)
-    slow = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    slow = LabelRankingTree(random_state=0).fit(X, R)
     np.testing.assert_array_equal(fast.feature_, slow.feature_)
     np.testing.assert_array_equal(fast.threshold_, slow.threshold_)
     np.testing.assert_array_equal(fast.leaf_ranking_, slow.leaf_ranking_)
@@ -350,14 +399,16 @@ def test_stopping_rules(rng):
     same = np.tile([2, 1, 3, 4], (20, 1))
     assert LabelRankingTree().fit(X, same).n_leaves_ == 1  # pure root
     R = random_rankings(rng, 7, 4)
-    # 7 examples < 2 * 4 labels: the root is a leaf
-    assert LabelRankingTree().fit(X[:7], R).n_leaves_ == 1
+    # the paper's rule: 7 examples < 2 * 4 labels, the root is a leaf
+    assert LabelRankingTree(min_node_size_factor=2).fit(X[:7], R).n_leaves_ == 1
+    assert LabelRankingTree().fit(X[:7], R).n_leaves_ > 1  # default: grown fully
     big = random_rankings(rng, 200, 4)
     Xb = rng.random((200, 3))
     deep = LabelRankingTree(max_depth=2).fit(Xb, big)
     assert deep.max_depth_ <= 2 and deep.n_leaves_ <= 4
     # label occurrences: 7 complete rankings of 4 labels = 28 >= 8, so the root may split
-    assert LabelRankingTree(min_node_size_mode="label_occurrences").fit(X[:7], R).node_count_ > 1
+    occ = LabelRankingTree(min_node_size_mode="label_occurrences", min_node_size_factor=2)
+    assert occ.fit(X[:7], R).node_count_ > 1
     leafy = LabelRankingTree(min_samples_leaf=30).fit(Xb, big)
     leaves = leafy.feature_ < 0
     assert leafy.n_node_samples_[leaves].min() >= 30
@@ -432,3 +483,102 @@ def _leaves_below(tree, node):
         else:
             stack += [tree.children_left_[t], tree.children_right_[t]]
     return out
+
+
+@pytest.mark.parametrize("criterion", [0, 1])
+@pytest.mark.parametrize("p_missing", [0.0, 0.4])
+def test_feature_order_only_decides_exact_ties(criterion, p_missing):
+    """Under every feature order the kernels find a split of the same criterion, and it is the
+    first split of that criterion in the order (features in ``order``, thresholds ascending):
+    the order changes only which of exactly tied splits wins."""
+    rng = np.random.default_rng(5)
+    X, R = _tied_data(rng, 24, 2, 3, p_missing)
+    X = np.hstack([X, X])  # duplicated features: every split ties with its twin
+    rows = np.arange(24, dtype=np.int64)
+    cands = _candidates_reference(X, R, rows, criterion=criterion)
+    best = max(q for q, _, _ in cands)
+    tied = [(f, t) for q, f, t in cands if q > best - 1e-7]
+    assert len({f for f, _ in tied}) >= 2  # the data do have ties between features
+    scores, winners = [], set()
+    for perm in itertools.permutations(range(4)):
+        s, f, t = _kernel(X, R, rows, criterion=criterion, order=perm)
+        first = next((g, u) for g in perm for (h, u) in tied if h == g)
+        assert (f, t) == (first[0], pytest.approx(first[1]))
+        scores.append(s)
+        winners.add(f)
+    assert max(scores) == min(scores)  # bitwise the same criterion
+    assert scores[0] == pytest.approx(best, abs=1e-4)
+    assert len(winners) >= 2
+
+
+def test_random_state_reproducible_and_changes_only_ties(rng):
+    """Same seed, same tree; other seeds give other trees on tie-heavy data, with the same
+    root criterion, the same training fit of every row's leaf (all leaves pure) and the
+    trees differing only where splits tie."""
+    X = np.round(rng.random((120, 5)), 1)
+    X[:, 4] = X[:, 1]  # exact ties between features 1 and 4 at every node
+    R = random_rankings(rng, 120, 4)
+    trees = [LabelRankingTree(random_state=s).fit(X, R) for s in (0, 0, 1, 2, 3)]
+    a, b = trees[0], trees[1]
+    for name in ("feature_", "threshold_", "children_left_", "leaf_ranking_", "node_theta_"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    rs = np.random.RandomState(7)
+    c = LabelRankingTree(random_state=rs).fit(X, R)
+    d = LabelRankingTree(random_state=np.random.RandomState(7)).fit(X, R)
+    np.testing.assert_array_equal(c.feature_, d.feature_)
+    # the feature orders differ: the trees differ, but only through tied choices
+    assert any(not np.array_equal(a.feature_, t.feature_) for t in trees[2:])
+    feats = np.concatenate([t.feature_ for t in trees])
+    assert {1, 4} <= set(feats.tolist())  # the duplicated feature wins some ties
+    ref = _best_split_reference(X, R, np.arange(120, dtype=np.int64), criterion=1)[0]
+    for t in trees:
+        f, thr = t.feature_[0], t.threshold_[0]
+        left = X[:, f] <= thr
+        q = (
+            left.sum() * _value(_side_theta_reference(R[np.flatnonzero(left)]), 1)
+            + (~left).sum() * _value(_side_theta_reference(R[np.flatnonzero(~left)]), 1)
+        ) / 120
+        assert q == pytest.approx(ref, abs=1e-4)  # every root split is an optimal one
+
+
+def test_impure_side_at_the_cap_is_not_pure():
+    """A side whose spread reaches ``theta_max`` is still impure: ``u = 1/(1 + theta_max)``,
+    so a split into two pure sides beats one with a nearly pure side, whatever the order."""
+    cap = 2.0  # g_2(2) = 1/(1 + e^2) = 0.119: one reversed row in ten is at the cap
+    assert _nb_split_score(1, cap, 5, np.inf, 5, np.inf) == 0.0
+    assert _nb_split_score(1, cap, 5, np.inf, 5, cap) == pytest.approx(-5 / 3)
+    assert _nb_split_score(0, cap, 5, np.inf, 5, 1.0) == pytest.approx(15.0)  # capped
+    Y = np.array([[1, 2]] * 10 + [[2, 1]] * 9 + [[1, 2]])
+    x0 = np.r_[np.zeros(10), np.ones(10)]  # 10 | 9 reversed + 1: mean 0.1, at the cap
+    x1 = np.r_[np.zeros(10), np.ones(9), 0.0]  # 11 | 9: both pure
+    X = np.column_stack([x0, x1])
+    for seed in range(6):
+        tree = LabelRankingTree(theta_max=cap, random_state=seed).fit(X, Y)
+        assert tree.feature_[0] == 1 and tree.n_leaves_ == 2
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3])
+def test_min_impurity_decrease_stops_where_no_split_improves(p_missing):
+    """Default: every split lowers the size-weighted impurity, and an impure leaf that
+    could be split is one whose best split would raise it; ``None`` splits those too."""
+    stopped = extra_leaves = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        X = np.round(rng.random((60, 2)), 1)
+        R = random_rankings(rng, 60, 4, p_missing=p_missing)
+        tree = LabelRankingTree(random_state=0).fit(X, R)
+        paper = LabelRankingTree(random_state=0, min_impurity_decrease=None).fit(X, R)
+        extra_leaves += paper.n_leaves_ - tree.n_leaves_
+        leaf_of = tree.apply(X)
+        for node in range(tree.node_count_):
+            rows = np.flatnonzero(np.isin(leaf_of, _leaves_below(tree, node)))
+            cands = _candidates_reference(X, R, rows, criterion=1)
+            if not cands:
+                continue
+            gain = max(q for q, _, _ in cands) - _value(_side_theta_reference(R[rows]), 1)
+            if tree.feature_[node] >= 0:
+                assert gain > -1e-6
+            elif not _pure(R[rows]):  # an impure leaf with a valid split
+                assert gain < 1e-6
+                stopped += 1
+    assert stopped > 0 and extra_leaves > 0

@@ -4,9 +4,12 @@ The whole tree is grown by one call (:func:`_grow`), presorted as in scikit-lear
 presort splitter: the rows are sorted by every feature once, at the root, and each split
 partitions these sorted columns stably in place, so every node owns one column range in which
 its rows are sorted by each feature and its children inherit the order without sorting again.
-The split search sweeps a node's thresholds feature by feature, moving one row at a time from
-the right child to the left one and updating additive statistics of the left side (the right
-side is the node total minus the left) instead of refitting.
+The split search sweeps a node's thresholds feature by feature (features in a random order
+drawn afresh at every node, which decides exact ties of the criterion; see :func:`_grow`),
+moving one row at a time from the right child to the left one and updating additive
+statistics of the left side (the right side is the node total minus the left) instead of
+refitting. A side without a discordant pair is pure: its spread is infinite (``np.inf``) and
+its impurity 0; an impure side's spread is at most the table's cap.
 
 *Incomplete rankings* (float statistics, :func:`_split_incomplete`):
 
@@ -94,7 +97,9 @@ def _side_theta(
     The side's statistics are ``base + sign * (votes, pairs, count)``: the left side is
     ``0 + 1 * left`` and the right side ``total - left``, so no copy is made. ``order_buf``
     (m,) int64 scratch. Returns the capped theta (the cap for a side with fewer than two
-    labels or no observed pair), read from the table by :func:`_theta_lookup`.
+    labels or no observed pair), read from the table by :func:`_theta_lookup`; ``np.inf``
+    for a pure side (no discordant observed pair: the paper's infinite spread), which
+    :func:`_split_score` scores as impurity 0 and callers storing a spread cap.
     """
     m = votes.shape[0]
     n_t = 0
@@ -103,7 +108,7 @@ def _side_theta(
             order_buf[n_t] = j
             n_t += 1
     if n_t < 2 or n_rows_pairs < 0.5:
-        return grid[grid.shape[0] - 1]
+        return np.inf  # nothing to disagree on: pure
     # insertion sort of the present labels by votes descending, index ascending on ties
     for a in range(1, n_t):
         x = order_buf[a]
@@ -119,6 +124,10 @@ def _side_theta(
         for b in range(a + 1, n_t):
             v = order_buf[b]
             disc += base_pairs[v, u] + sign * pairs[v, u]
+    # discordant weights are multiples of 2 / (m (m - 1)) >= 1e-9: below is rounding of
+    # ``total - left``, i.e. a pure side
+    if disc < 1e-9:
+        return np.inf
     mean = disc / n_rows_pairs * (n_t * (n_t - 1) / 2.0)
     return _nb_theta_lookup(table, grid, index, yrange, n_t, mean)
 
@@ -164,9 +173,12 @@ _nb_theta_lookup = numba.njit(_theta_lookup, cache=True, nogil=True)
 def _theta_upper(table, yrange, theta_up, n_t, mean):  # pragma: no cover - compiled below
     """An upper bound of :func:`_theta_lookup` from the bucket of ``log(mean)`` alone (exact at
     the ends of the table). ``theta_up[n, b]`` bounds theta over bucket b and the next one
-    (see :func:`rankclust.label_ranking.tree.theta_index`). O(1), no search."""
+    (see :func:`rankclust.label_ranking.tree.theta_index`); ``np.inf`` for a zero mean (a
+    pure side). O(1), no search."""
     row = table[n_t]
     n_grid = row.shape[0]
+    if mean <= 0.0:
+        return np.inf
     if mean >= row[0]:
         return 0.0
     if mean <= row[n_grid - 1]:
@@ -184,12 +196,15 @@ _nb_theta_upper = numba.njit(_theta_upper, cache=True, nogil=True)
 
 def _split_score(criterion, cap, n_left, th_l, n_right, th_r):  # pragma: no cover
     """Criterion of a split, maximised, times the node size: eq. (6) ``n+ theta+ + n- theta-``
-    (criterion 0) or ``-(n+ u+ + n- u-)`` with ``u = 1/(1 + theta)``, 0 at the cap
-    (criterion 1). Non-decreasing in both thetas."""
+    with theta capped at ``cap`` (criterion 0) or ``-(n+ u+ + n- u-)`` with the impurity
+    ``u = 1/(1 + theta)`` (criterion 1). A pure side has ``theta = np.inf`` (the paper's
+    infinite spread): it counts as ``cap`` for criterion 0 and as ``u = 0`` for criterion 1;
+    an impure side never reaches ``u = 0`` (its theta is at most ``cap``), so the impurity
+    is continuous and zero exactly for pure sides. Non-decreasing in both thetas."""
     if criterion == 0:
-        return n_left * th_l + n_right * th_r
-    u_l = 0.0 if th_l >= cap else 1.0 / (1.0 + th_l)
-    u_r = 0.0 if th_r >= cap else 1.0 / (1.0 + th_r)
+        return n_left * min(th_l, cap) + n_right * min(th_r, cap)
+    u_l = 1.0 / (1.0 + th_l)  # 0 for np.inf
+    u_r = 1.0 / (1.0 + th_r)
     return -(n_left * u_l + n_right * u_r)
 
 
@@ -261,9 +276,10 @@ _nb_move_row_order = numba.njit(_move_row_order, cache=True, nogil=True)
 
 
 def _split_incomplete(
-    sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange
+    sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange, feat_order
 ):  # pragma: no cover - compiled below
-    """Best ``(feature, threshold, score)`` of a node with incomplete rankings (eq. 6).
+    """Best ``(feature, threshold, score, parent)`` of a node with incomplete rankings
+    (eq. 6).
 
     IN: ``sidx`` (d, N) and ``sval`` (d, N): in columns ``start:end`` of row f, the node's
     rows sorted by feature f (stable) and their values of feature f (see :func:`_grow`);
@@ -273,9 +289,11 @@ def _split_incomplete(
     the midpoint of two consecutive distinct values (``x <= threshold`` goes left); the score
     is maximised: ``(|T+| theta+ + |T-| theta-)/|T|`` (criterion 0) or
     ``-(|T+| u+ + |T-| u-)/|T|`` with the impurity ``u = 1/(1 + theta)``, 0 for a pure side
-    (theta at the cap; criterion 1). Ties keep the first candidate (features in order,
-    thresholds ascending). The sides' statistics are the float ones of the module docstring
-    (``left`` accumulated, ``right = total - left``).
+    (criterion 1). Exact ties keep the first candidate found: features in the order
+    ``feat_order`` (a permutation of ``0..d-1``), thresholds ascending. The sides'
+    statistics are the float ones of the module docstring (``left`` accumulated, ``right =
+    total - left``). ``parent`` is the score of not splitting (the node as one side, the
+    same estimate of its spread), for the stopping rule of :func:`_grow`.
 
     O(d n m^2) time for n rows, O(m^2) extra memory.
     """
@@ -295,10 +313,16 @@ def _split_incomplete(
     zero_pairs = np.zeros((m, m))
     order_buf = np.empty(m, dtype=np.int64)
     cap = grid[grid.shape[0] - 1]
+    th_p = _nb_side_theta(
+        tot_votes, tot_pairs, tot_count, 1.0, zero_votes, zero_pairs, zero_votes, tot_rp,
+        table, grid, index, yrange, order_buf,
+    )  # fmt: skip
+    parent = _nb_split_score(criterion, cap, n_node, th_p, 0, np.inf) / n_node
     best_f = -1
     best_t = 0.0
     best = -np.inf
-    for f in range(d):
+    for fi in range(d):
+        f = feat_order[fi]
         if sval[f, start] == sval[f, end - 1]:
             continue
         l_votes[:] = 0.0
@@ -329,7 +353,7 @@ def _split_incomplete(
                 best = score
                 best_f = f
                 best_t = _nb_midpoint(v_here, v_next)
-    return best_f, best_t, best
+    return best_f, best_t, best, parent
 
 
 _nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
@@ -402,6 +426,7 @@ def _node_fit(ranks, rows, table, grid, index, yrange, labs_out, center_out):  #
             yrange,
             order_buf,
         )
+        theta = min(theta, grid[grid.shape[0] - 1])  # a pure node stores the cap
         if n_t >= 2:
             # order_buf[:n_t] lists the labels best first; positions within L_T
             for p in range(n_t):
@@ -541,7 +566,7 @@ _nb_complete_node_model = numba.njit(_complete_node_model, cache=True, nogil=Tru
 
 def _split_complete(
     sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf, criterion,
-    table, grid, index, yrange, theta_up, work,
+    table, grid, index, yrange, theta_up, work, feat_order,
 ):  # pragma: no cover - compiled below  # fmt: skip
     """:func:`_split_incomplete` for a node whose rows are all complete (same criterion,
     candidates and tie rule), from the integer statistics above.
@@ -570,7 +595,8 @@ def _split_complete(
     best_f = -1
     best_t = 0.0
     best = -np.inf
-    for f in range(d):
+    for fi in range(d):
+        f = feat_order[fi]
         if sval[f, start] == sval[f, end - 1]:
             continue
         c_l[:] = 0
@@ -622,8 +648,13 @@ def _split_complete(
             up_r = _nb_theta_upper(table, yrange, theta_up, m, mean_r)
             if _nb_split_score(criterion, cap, n_left, up_l, n_right, up_r) / n_node <= best:
                 continue
-            th_l = _nb_theta_lookup(table, grid, index, yrange, m, mean_l)
-            th_r = _nb_theta_lookup(table, grid, index, yrange, m, mean_r)
+            # a pure side (no discordant pair) has the paper's infinite spread
+            th_l = np.inf
+            if disc_l > 0:
+                th_l = _nb_theta_lookup(table, grid, index, yrange, m, mean_l)
+            th_r = np.inf
+            if disc_r > 0:
+                th_r = _nb_theta_lookup(table, grid, index, yrange, m, mean_r)
             score = _nb_split_score(criterion, cap, n_left, th_l, n_right, th_r) / n_node
             if score > best:
                 best = score
@@ -670,11 +701,38 @@ def _partition(sidx, sval, start, end, f, threshold, mark, buf_rows, buf_vals): 
 _nb_partition = numba.njit(_partition, cache=True, nogil=True)
 
 
+def _next_random(state):  # pragma: no cover - compiled below
+    """Next 64-bit output of SplitMix64 (Steele, Lea and Flood 2014) advancing ``state``
+    ((1,) uint64, IN/OUT). A private stream: no global random state is touched."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+_nb_next_random = numba.njit(_next_random, cache=True, nogil=True)
+
+
+def _shuffle(order, state):  # pragma: no cover - compiled below
+    """Fisher-Yates shuffle of ``order`` in place from the stream ``state``
+    (:func:`_next_random`; modulo bias below 2^-50 for d < 2^14 features). O(d)."""
+    for a in range(order.shape[0] - 1, 0, -1):
+        b = np.int64(_nb_next_random(state) % np.uint64(a + 1))
+        tmp = order[a]
+        order[a] = order[b]
+        order[b] = tmp
+
+
+_nb_shuffle = numba.njit(_shuffle, cache=True, nogil=True)
+
+
 def _grow(
     sidx, sval, rk, bits, n_above, pair_index, ro, lens, min_leaf, criterion, min_size,
-    by_examples, max_depth, table, grid, index, yrange, theta_up, feature, threshold, left,
-    right, parent, depth, start_out, size_out, n_labels, complete_out, theta_out, labs_out,
-    center_out,
+    by_examples, max_depth, min_gain, table, grid, index, yrange, theta_up, shuffle, rng_state,
+    feature,
+    threshold, left, right, parent, depth, start_out, size_out, n_labels, complete_out,
+    theta_out, labs_out, center_out,
 ):  # pragma: no cover - compiled below  # fmt: skip
     """Grow a label ranking tree depth first, left child first; returns the node count.
 
@@ -683,8 +741,15 @@ def _grow(
     columns ``start:end`` of every row (its rows sorted by each feature, as scikit-learn's
     presorted splitter: children inherit the order, nothing is re-sorted). ``rk`` (N, m)
     positions (-1 absent), ``ro``/``lens`` the orderings for :func:`_split_incomplete` (only
-    read for incomplete nodes), the stopping parameters (``max_depth`` -1 = none) and the
-    theta table.
+    read for incomplete nodes), the stopping parameters (``max_depth`` -1 = none;
+    ``min_gain``: a node stays a leaf when its best split improves the criterion, weighted by
+    the node's share of the rows as scikit-learn's ``min_impurity_decrease``, by less than
+    ``min_gain`` (up to 1e-12 of rounding); ``-np.inf`` = never), the
+    theta table, and the feature order: with ``shuffle`` each node visits the features in
+    a fresh random order (Fisher-Yates from the SplitMix64 stream ``rng_state``, (1,)
+    uint64, advanced in place), else in column order; among splits of exactly equal
+    criterion the first visited wins (scikit-learn's convention), so the order only
+    decides exact ties.
     OUT, per node (arrays of at least 2N - 1 entries; ``labs_out``/``center_out`` (., m)):
     the tree arrays, ``start_out``/``size_out`` (the node's columns in the final ``sidx``),
     ``n_labels`` (``|L_T|``), ``labs_out[t, :n_labels]`` (``L_T``), ``complete_out`` (every
@@ -713,6 +778,7 @@ def _grow(
     st_parent = np.empty(n_all + 1, dtype=np.int64)
     st_depth = np.empty(n_all + 1, dtype=np.int64)
     st_is_left = np.empty(n_all + 1, dtype=np.bool_)
+    feat_order = np.arange(sidx.shape[0])
     top = 1
     st_start[0] = 0
     st_end[0] = n_all
@@ -733,7 +799,7 @@ def _grow(
                 right[par] = node
         n_rows = end - start
         feature[node] = -1
-        threshold[node] = np.nan
+        threshold[node] = -2.0  # undefined at leaves (scikit-learn's TREE_UNDEFINED)
         left[node] = -1
         right[node] = -1
         parent[node] = par
@@ -779,16 +845,23 @@ def _grow(
             continue
         if max_depth >= 0 and dep >= max_depth:
             continue
+        if shuffle:
+            _nb_shuffle(feat_order, rng_state)
         if all_complete:
-            f, t, _ = _nb_split_complete(
+            f, t, best = _nb_split_complete(
                 sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
-                criterion, table, grid, index, yrange, theta_up, work,
+                criterion, table, grid, index, yrange, theta_up, work, feat_order,
             )  # fmt: skip
+            # theta of the node, as its sides' are read (impure: at most the cap)
+            parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
         else:
-            f, t, _ = _nb_split_incomplete(
-                sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange
-            )
+            f, t, best, parent_score = _nb_split_incomplete(
+                sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index,
+                yrange, feat_order,
+            )  # fmt: skip
         if f < 0:
+            continue
+        if n_rows / n_all * (best - parent_score) + 1e-12 < min_gain:
             continue
         feature[this] = f
         threshold[this] = t

@@ -321,7 +321,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self.scaler_ = None  # trees are invariant to monotone feature scaling
         if self.mode == "prune":
-            return self._fit_prune(X, Y, K)
+            return self._fit_prune(X, Y, K, rng)
         grow = None
         if self.validation_fraction is not None:
             # Algorithm 1, step 5: one fixed held-out part of the training rows prunes the tree
@@ -395,14 +395,21 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
             centers = new
         return best[0], best[1], best[2], curve, n_iter, converged
 
-    def _fit_prune(self, X: np.ndarray, Y: Rankings, K: int) -> RankTree:
+    def _fit_prune(
+        self, X: np.ndarray, Y: Rankings, K: int, rng: np.random.RandomState
+    ) -> RankTree:
         """RT_prun: grow Cheng et al.'s tree, prune until at most K distinct leaf rankings."""
         from rankclust.label_ranking import LabelRankingTree
 
         # "stop when ... the node contains less than 5 instances": the LRT stops below
         # min_node_size_factor * m examples
         lrt = LabelRankingTree(
-            min_node_size_mode="examples", min_node_size_factor=self.min_node / Y.n_items
+            min_node_size_mode="examples",
+            min_node_size_factor=self.min_node / Y.n_items,
+            # the paper's tree splits even when the weighted impurity does not fall
+            min_impurity_decrease=None,
+            # exact ties between splits are broken by a per-node random feature order
+            random_state=rng,
         ).fit(X, Y)
         feat = np.asarray(lrt.feature_, dtype=np.int64).copy()
         left = np.asarray(lrt.children_left_, dtype=np.int64)
