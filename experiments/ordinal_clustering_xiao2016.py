@@ -228,9 +228,15 @@ def benchmark(args):
     results = {}
     if args.resume and Path(args.json).exists():
         results = json.loads(Path(args.json).read_text())["results"]
-    for label, name, version in DATASETS:
+    borrowed = {}  # hyper-parameters selected in earlier runs (--selection-from)
+    for path in args.selection_from or []:
+        for lab, res in json.loads(Path(path).read_text())["results"].items():
+            for m, sel in res.get("selection", {}).items():
+                borrowed.setdefault(lab, {}).setdefault(m, {**sel, "from": str(path)})
+    for base_label, name, version in DATASETS:
         if args.sets and name not in args.sets:
             continue
+        label = base_label + args.label_suffix
         X, y, n_full = load(name, version, args.max_n)
         k = int(y.max() + 1)
         res = results.setdefault(label, {"methods": {}})
@@ -241,6 +247,8 @@ def benchmark(args):
             counts=np.bincount(y, minlength=k).tolist(),
         )
         res.setdefault("selection", {})
+        for m, sel in borrowed.get(base_label, {}).items():
+            res["selection"].setdefault(m, sel)
         for method in args.methods:
             runs = res["methods"].get(method, [])
             if len(runs) >= args.realisations:
@@ -426,6 +434,11 @@ SHOWN = {
 }
 
 
+def _base_label(label):
+    """The paper's set name a result label starts with (labels may carry a suffix)."""
+    return max((d[0] for d in DATASETS if label.startswith(d[0])), key=len, default=label)
+
+
 def _mean(runs, mp, metric):
     return float(np.mean([r["scores"][mp][metric] for r in runs]))
 
@@ -467,8 +480,11 @@ def write_markdown(results, args, amazon=None):
             head.append("paper (AutoMPG only)")
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "---|" * len(head))
-        wins = dict.fromkeys(methods, 0)
+        # runs of a set under a label suffix (e.g. full size) are counted separately
+        wins = {}
         for label, res in results.items():
+            suffix = label[len(_base_label(label)) :]
+            tally = wins.setdefault(suffix, dict.fromkeys(methods, 0))
             means = {
                 m: _mean(res["methods"][m], "hungarian", metric)
                 for m in methods
@@ -478,7 +494,7 @@ def write_markdown(results, args, amazon=None):
             best = pick(means.values()) if means else None
             for m, v in means.items():
                 if v == best:
-                    wins[m] += 1
+                    tally[m] += 1
             reps = sorted({len(res["methods"][m]) for m in means})
             row = [f"{label} ({res['n']}/{res['n_full']}; R={'-'.join(map(str, reps))})"]
             for m, mp in cols:
@@ -494,13 +510,15 @@ def write_markdown(results, args, amazon=None):
                     ", ".join(f"{k} {v}" for k, v in pm.items()) if pm else "lost in the source"
                 )
             lines.append("| " + " | ".join(row) + " |")
-        lines += [
-            "",
-            f"Best {metric.upper()} (Hungarian) on how many sets: "
-            + ", ".join(f"{SHOWN[m]} {w}" for m, w in wins.items())
-            + ".",
-            "",
-        ]
+        lines.append("")
+        for suffix, tally in wins.items():
+            which = f" (rows labelled '{suffix.strip()}')" if suffix else ""
+            lines.append(
+                f"Best {metric.upper()} (Hungarian) on how many sets{which}: "
+                + ", ".join(f"{SHOWN[m]} {w}" for m, w in tally.items())
+                + "."
+            )
+            lines.append("")
     lines += [
         "## Selected hyper-parameters (label-free, on the held-out side information)",
         "",
@@ -600,6 +618,17 @@ def main(argv=None):
         help="select hyper-parameters once per set (on separate constraints) or per realisation",
     )
     ap.add_argument("--resume", action="store_true", help="keep finished (set, method) results")
+    ap.add_argument(
+        "--selection-from",
+        nargs="*",
+        default=None,
+        help="reuse the hyper-parameters selected (once per set) in these result JSON files",
+    )
+    ap.add_argument(
+        "--label-suffix",
+        default="",
+        help="appended to the set names in the results (e.g. ' (full)' for full-size runs)",
+    )
     ap.add_argument("--amazon", nargs="*", default=[])
     ap.add_argument("--amazon-counts", type=int, nargs="*", default=[50, 150, 450, 1000, 2000])
     ap.add_argument("--amazon-pca", type=int, default=50)
@@ -637,7 +666,12 @@ def main(argv=None):
                 else:
                     results[label] = res
         order = [d[0] for d in DATASETS]
-        results = {k: results[k] for k in order if k in results}
+
+        def rank(label):  # paper order; runs of one set with a label suffix follow its base
+            base = _base_label(label)
+            return (order.index(base) if base in order else len(order), label != base, label)
+
+        results = {k: results[k] for k in sorted(results, key=rank)}
         shown = argparse.Namespace(**{**config, "out": args.out, "notes": args.notes})
         argv = config.get("argv") or [
             *(["--quick"] if config.get("quick") else []),
