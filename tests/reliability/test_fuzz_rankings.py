@@ -226,7 +226,8 @@ def test_from_pairs_hostile(pairs, n_items):
         assert value.n_rankings == len(pairs)
         assert (value.lengths == 2).all() and not value.has_ties.any()
         for (u, v), row in zip(pairs, value.ranks, strict=True):
-            assert row[u] == 0 and row[v] == 1
+            # integral floats are accepted as item indices (1.0 is item 1)
+            assert row[int(u)] == 0 and row[int(v)] == 1
 
 
 @FUZZ
