@@ -1,5 +1,7 @@
 """Tests of PrototypePLMixture (MM-PL; rankclust.supervised.pl_mixture)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import logsumexp
@@ -7,7 +9,7 @@ from sklearn.base import clone
 
 from rankclust import Rankings
 from rankclust.models.plackett_luce import choice_stages, loglik_rows
-from rankclust.supervised import PrototypePLMixture, make_circle
+from rankclust.supervised import PrototypePLMixture, make_circle, pl_mixture
 from rankclust.supervised.pl_mixture import (
     _init_prototypes,
     _instance_gradient,
@@ -339,3 +341,156 @@ def test_cached_evaluation_matches_plain_reference(e_step, seed):
     n_iter, curve = _reference_fit(X, Yr, 3, 2, seed, e_step, **kw)
     assert est.n_iter_ == n_iter < kw["max_epochs"]
     np.testing.assert_allclose(est.nll_curve_, curve, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# validation_fraction: the number of epochs chosen on held-out rows, then a refit on all rows
+# --------------------------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_validation_fraction_none_is_the_plain_fit():
+    X, Y, _ = blobs(15, p_missing=0.3)
+    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=2).fit(X, Y)
+    b = PrototypePLMixture(
+        3, n_prototypes_per_cluster=2, validation_fraction=None, random_state=2
+    ).fit(X, Y)
+    np.testing.assert_array_equal(a.prototypes_, b.prototypes_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert a.nll_curve_ == b.nll_curve_
+    assert b.validation_loss_curve_ is None
+    # the returned epoch is the first one of the lowest training loss
+    assert b.best_epoch_ == int(np.argmin(b.loss_curve_)) + 1
+    assert b.train_loss_ == b.loss_curve_[b.best_epoch_ - 1]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_validation_fraction_is_reproducible():
+    X, Y, _ = blobs(15, p_missing=0.3)
+    a = PrototypePLMixture(
+        3, n_prototypes_per_cluster=2, validation_fraction=0.3, random_state=4
+    ).fit(X, Y)
+    b = clone(a).fit(X, Y)
+    np.testing.assert_array_equal(a.prototypes_, b.prototypes_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert a.validation_loss_curve_ == b.validation_loss_curve_
+    assert a.best_epoch_ == b.best_epoch_
+    # a RandomState instance in the same state gives the same fit
+    c = clone(a).set_params(random_state=np.random.RandomState(4)).fit(X, Y)
+    np.testing.assert_array_equal(a.prototypes_, c.prototypes_)
+
+
+def _noise(seed, n=60, m=5):
+    """Features that carry no ranking information (as on the yeast sets), 30 % labels missing."""
+    rng = np.random.default_rng(seed)
+    pos = np.argsort(rng.random((n, m)), axis=1)
+    pos = np.where(rng.random((n, m)) < 0.3, -1, pos)
+    return rng.normal(size=(n, 3)), Rankings(pos)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("e_step", ["online", "batch"])
+@pytest.mark.parametrize("data", ["blobs", "noise"])
+@pytest.mark.parametrize("seed", range(2))
+def test_refit_is_the_plain_fit_stopped_at_the_chosen_epoch(e_step, data, seed, monkeypatch):
+    if data == "blobs":
+        X, Y, _ = blobs(12, seed=seed, p_missing=0.4)
+    else:
+        X, Y = _noise(seed)
+    kw = {"n_clusters": 3, "n_prototypes_per_cluster": 2, "e_step": e_step, "random_state": seed}
+    est = PrototypePLMixture(validation_fraction=0.25, max_epochs=30, **kw).fit(X, Y)
+    E = est.best_epoch_
+    # the epoch of the lowest held-out loss (the last of equal ones), among the epochs run
+    assert len(est.validation_loss_curve_) == len(est.loss_curve_) == est.n_iter_
+    vc = np.asarray(est.validation_loss_curve_)
+    assert E == int(np.flatnonzero(vc == vc.min())[-1]) + 1
+    assert 1 <= E <= est.n_iter_
+    assert est.labels_.shape == (X.shape[0],)
+    assert est.responsibilities_.shape == (X.shape[0], 3)
+    # the refit is the plain fit on all rows (same initialisation and stream) after E epochs
+    plain = PrototypePLMixture(max_epochs=E, min_epochs=E, n_iter_no_change=1000, **kw)
+    plain.fit(X, Y)
+    assert plain.n_iter_ == E
+    assert est.train_loss_ == pytest.approx(plain.loss_curve_[-1], abs=1e-12)
+    assert est.sigma_ == pytest.approx(plain.sigma_)
+    # ... and its parameters: make the plain fit return its last epoch (a training loss that
+    # falls every epoch) and compare
+    counter = iter(range(10**6))
+    monkeypatch.setattr(pl_mixture, "training_loss", lambda *a: -float(next(counter)))
+    last = PrototypePLMixture(max_epochs=E, min_epochs=E, n_iter_no_change=1000, **kw)
+    last.fit(X, Y)
+    assert last.best_epoch_ == E
+    np.testing.assert_allclose(est.prototypes_, last.prototypes_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.scores_, last.scores_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(est.responsibilities_, last.responsibilities_, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("h", [1, 3])
+@pytest.mark.parametrize("seed", range(2))
+def test_validation_window_chooses_by_the_window_mean(h, seed):
+    X, Y = _noise(seed)
+    kw = {"n_clusters": 3, "n_prototypes_per_cluster": 2, "random_state": seed}
+    est = PrototypePLMixture(
+        validation_fraction=0.25, validation_window=h, max_epochs=30, **kw
+    ).fit(X, Y)
+    vc = est.validation_loss_curve_
+    means = [np.mean(vc[max(0, e - h) : e + h + 1]) for e in range(len(vc))]
+    E = max(e for e in range(len(vc)) if means[e] == min(means)) + 1
+    assert E - h <= est.best_epoch_ <= E + h
+    # the refit is the plain fit on all rows; it returns the epoch of the lowest training
+    # loss among E - h .. E + h (the first of equal ones; at most max_epochs)
+    last = min(E + h, 30)
+    plain = PrototypePLMixture(max_epochs=last, min_epochs=last, n_iter_no_change=1000, **kw)
+    window = plain.fit(X, Y).loss_curve_[max(E - h, 1) - 1 : last]
+    assert est.train_loss_ == pytest.approx(min(window), abs=1e-12)
+    assert est.best_epoch_ == max(E - h, 1) + int(np.argmin(window))
+    assert est.sigma_ == pytest.approx(plain.sigma_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_validation_window_is_ignored_without_validation_fraction():
+    X, Y, _ = blobs(10)
+    a = PrototypePLMixture(3, n_prototypes_per_cluster=2, random_state=1).fit(X, Y)
+    b = PrototypePLMixture(3, n_prototypes_per_cluster=2, validation_window=4, random_state=1)
+    b.fit(X, Y)
+    np.testing.assert_array_equal(a.prototypes_, b.prototypes_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert a.best_epoch_ == b.best_epoch_
+
+
+def test_noise_features_choose_an_interior_epoch():
+    # a guard that the comparison above is not only ever made at the last epoch
+    chosen = []
+    for seed in range(2):
+        X, Y = _noise(seed)
+        est = PrototypePLMixture(
+            3, n_prototypes_per_cluster=2, validation_fraction=0.25, max_epochs=30,
+            random_state=seed,
+        )  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, Y)
+        chosen.append(est.best_epoch_ < est.n_iter_)
+    assert any(chosen)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("p_missing", [0.0, 0.4])
+def test_validation_fraction_recovers_blob_rankings(p_missing):
+    X, Y, y = blobs(p_missing=p_missing)
+    est = PrototypePLMixture(
+        3, n_prototypes_per_cluster=2, validation_fraction=0.2, random_state=0
+    ).fit(X, Y)
+    assert recovered(est) == TRUE
+    pred = est.predict_ranking(X) - 1
+    assert (pred == np.argsort(ORDERS[y], axis=1)).all(axis=1).mean() > 0.97
+
+
+def test_validation_fraction_errors():
+    X, Y, _ = blobs(2)  # 6 rows
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="validation_fraction"):
+            PrototypePLMixture(3, validation_fraction=bad).fit(X, Y)
+    with pytest.raises(ValueError, match=r"validation_fraction=0\.1 leaves 0 validation"):
+        PrototypePLMixture(3, validation_fraction=0.1).fit(X, Y)
+    with pytest.raises(ValueError, match="leaves 4 validation and 2 training"):
+        PrototypePLMixture(3, validation_fraction=0.7).fit(X, Y)
