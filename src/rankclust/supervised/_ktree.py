@@ -23,6 +23,9 @@ import itertools
 import numba
 import numpy as np
 
+# one compiled root-to-leaf walk for every binary tree of the package
+from rankclust.label_ranking._tree_kernels import _nb_apply
+
 __all__ = ["KTree", "grow_ktree_reference"]
 
 _EPS = 1e-12
@@ -193,18 +196,6 @@ def _grow(
     return n_nodes
 
 
-def _apply(X, feat, thr, left, right, out):  # pragma: no cover - compiled below
-    """Leaf reached by every row of ``X``: ``x[f] <= thr`` goes left."""
-    for i in range(X.shape[0]):
-        node = 0
-        while feat[node] >= 0:
-            if X[i, feat[node]] <= thr[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = node
-
-
 def _path_costs(X, D, feat, thr, left, right, value, out):  # pragma: no cover - compiled below
     """``out[t] += D[i, value[t]]`` for every row i and every node t on its root-to-leaf path."""
     for i in range(X.shape[0]):
@@ -220,7 +211,6 @@ def _path_costs(X, D, feat, thr, left, right, value, out):  # pragma: no cover -
 
 
 _nb_grow = numba.njit(_grow, cache=True, nogil=True)
-_nb_apply = numba.njit(_apply, cache=True, nogil=True)
 _nb_path_costs = numba.njit(_path_costs, cache=True, nogil=True)
 
 
