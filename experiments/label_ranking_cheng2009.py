@@ -39,7 +39,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
+from _compare import friedman_nemenyi
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 
@@ -129,7 +129,6 @@ PAPER = {
         (0.566, 0.438, 0.251, 1.6),
     ],
 }
-Q_NEMENYI = {0.10: 2.052, 0.05: 2.343}  # k = 3 methods (Demšar 2006)
 
 
 def delete_labels(R: Rankings, p: float, seed: list[int]) -> Rankings:
@@ -243,23 +242,6 @@ def aggregate(rows, reps=None):
             "leaves": float(np.mean([v["leaves"] for v in vals])) if "leaves" in vals[0] else None,
         }
     return out
-
-
-def average_ranks(table: np.ndarray) -> np.ndarray:
-    """Rank methods per data set (1 = best, ties averaged), then average; table (N, k)."""
-    ranks = np.vstack([stats.rankdata(-row) for row in table])
-    return ranks.mean(axis=0)
-
-
-def friedman_nemenyi(table: np.ndarray, alpha: float = 0.10) -> dict:
-    """Friedman chi2 and Iman-Davenport F with p-value; Nemenyi critical difference (k=3)."""
-    n, k = table.shape
-    r = average_ranks(table)
-    chi2 = 12 * n / (k * (k + 1)) * (np.sum(r**2) - k * (k + 1) ** 2 / 4)
-    ff = (n - 1) * chi2 / (n * (k - 1) - chi2) if n * (k - 1) != chi2 else np.inf
-    p_f = float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1)))
-    cd = Q_NEMENYI[alpha] * np.sqrt(k * (k + 1) / (6 * n))
-    return {"ranks": r, "chi2": float(chi2), "F": float(ff), "p": p_f, "cd": float(cd)}
 
 
 def _fmt(x, nd=3):
