@@ -59,6 +59,42 @@ def test_prune_to_k_hand_tree():
     assert out[2] == -1
 
 
+def test_prune_to_k_max_leaves_hand_tree():
+    # the tree of test_prune_to_k_hand_tree: K = 2 alone prunes nothing there
+    feat = np.array([0, 0, 0, -1, -1, -1, -1])
+    left = np.array([1, 3, 5, -1, -1, -1, -1])
+    right = np.array([2, 4, 6, -1, -1, -1, -1])
+    parent = np.array([-1, 0, 0, 1, 1, 2, 2])
+    ranks = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [1, 0], [1, 0], [0, 1]])
+    loss = np.array([10.0, 5.0, 4.0, 1.0, 1.0, 1.0, 2.0])
+    np.testing.assert_array_equal(_prune_to_k(feat, left, right, parent, ranks, loss, 2, 4), feat)
+    # 3 leaves: the cheapest split (node 2, gain 1) goes; 2 leaves: node 1 (gain 3) too
+    np.testing.assert_array_equal(
+        _prune_to_k(feat, left, right, parent, ranks, loss, 2, 3), [0, 0, -1, -1, -1, -1, -1]
+    )
+    np.testing.assert_array_equal(
+        _prune_to_k(feat, left, right, parent, ranks, loss, 2, 2), [0, -1, -1, -1, -1, -1, -1]
+    )
+    assert (_prune_to_k(feat, left, right, parent, ranks, loss, 2, 1) == -1).all()
+
+
+@pytest.mark.parametrize("max_leaves", [1, 3, 6])
+def test_prune_max_leaves_bounds_the_leaves(max_leaves):
+    X, Y, _ = make_circle(800, random_state=0)
+    full = RankTree(3, mode="prune", random_state=0).fit(X, Y)
+    est = RankTree(3, mode="prune", max_leaves=max_leaves, random_state=0).fit(X, Y)
+    assert full.tree_.n_leaves > 6  # the bound binds
+    # a collapsed node may bring a new ranking, so the K-rankings rule can prune further
+    assert 1 <= est.tree_.n_leaves <= max_leaves
+    assert 1 <= est.n_clusters_ <= min(3, max_leaves)
+    assert len(np.unique(est.tree_.apply(X))) <= max_leaves
+    np.testing.assert_array_equal(est.labels_, est.predict(X))
+    # a bound above the leaf count of the pruned tree changes nothing
+    loose = RankTree(3, mode="prune", max_leaves=full.tree_.n_leaves, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(loose.tree_.feature, full.tree_.feature)
+    np.testing.assert_array_equal(loose.labels_, full.labels_)
+
+
 @pytest.mark.parametrize("K", [2, 3])
 def test_prune_gives_at_most_k_rankings(K):
     X, Y, _ = make_circle(800, random_state=0)

@@ -126,12 +126,14 @@ def _prune_to_k(
     node_rank: np.ndarray,
     loss: np.ndarray,
     K: int,
+    max_leaves: int | None = None,
 ) -> np.ndarray:
     """Collapse splits bottom-up, cheapest first (eq. 17), until <= K distinct leaf rankings.
 
     Candidates are the internal nodes whose two children are leaves; the one with the smallest
     ``loss[a] - loss[a-] - loss[a+]`` is collapsed (lowest node id on ties), until the leaves
-    carry at most K distinct rankings or there are at most K leaves. Returns the new
+    carry at most K distinct rankings or there are at most K leaves, and (when
+    ``max_leaves`` is given) at most ``max_leaves`` leaves remain. Returns the new
     ``feature`` array (-1 at the new leaves). O(L log L) heap operations for L leaves.
     """
     feat = feat.copy()
@@ -152,7 +154,13 @@ def _prune_to_k(
         if feat[a] >= 0 and is_leaf[left[a]] and is_leaf[right[a]]
     ]
     heapq.heapify(heap)
-    while heap and len(counts) > K and n_leaves > K:
+
+    def too_big() -> bool:
+        if max_leaves is not None and n_leaves > max_leaves:
+            return True
+        return len(counts) > K and n_leaves > K
+
+    while heap and too_big():
         _, a = heapq.heappop(heap)
         for c in (left[a], right[a]):
             key = node_rank[c].tobytes()
@@ -194,6 +202,12 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
     n_init : int, default=1
         ``"iterate"``: random restarts; the model with the lowest training loss is kept
         (the paper: one start).
+    max_leaves : int or None, default=None
+        ``"prune"``: also prune until at most this many leaves remain (a compact tree of
+        ``max_leaves`` rules; ``max_leaves=n_clusters`` is the reading of the paper's stopping
+        rule "the number of leafs is K" as a bound). None: prune only until the leaves carry
+        at most K distinct rankings (the paper's experiments), however many leaves that
+        leaves. Ignored by ``"iterate"``.
     validation_fraction : float in (0, 1) or None, default=0.2
         ``"iterate"``: Algorithm 1, step 5 ("prune RankTree using D_e", optional in the
         paper). This fraction of the training rows, drawn once per fit, is held out: every
@@ -276,6 +290,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_leaves": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), None],
         "random_state": ["random_state"],
     }
@@ -290,6 +305,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         max_iter: int = 50,
         tol: float = 1e-4,
         n_init: int = 1,
+        max_leaves: int | None = None,
         validation_fraction: float | None = 0.2,
         random_state: Any = None,
     ) -> None:
@@ -300,6 +316,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
+        self.max_leaves = max_leaves
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
@@ -417,7 +434,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         parent = np.asarray(lrt.parent_, dtype=np.int64)
         node_rank = np.asarray(lrt.leaf_ranking_, dtype=np.int64)
         loss = _node_losses(lrt.apply(X), parent, node_rank, Y)
-        feat = _prune_to_k(feat, left, right, parent, node_rank, loss, K)
+        feat = _prune_to_k(feat, left, right, parent, node_rank, loss, K, self.max_leaves)
         # clusters: the distinct rankings of the remaining leaves, in depth-first leaf order
         leaves = _reachable_leaves(feat, left, right)
         keys: dict[bytes, int] = {}
