@@ -36,17 +36,28 @@ def test_random_distinct_permutations():
     assert _random_distinct_permutations(4, 6, rng).shape == (4, 6)
 
 
-def test_prune_to_k_hand_tree():
-    #        0
-    #     1     2
-    #    3 4   5 6
+def _hand_tree():
+    """A depth-2 tree (feature, left, right, parent, node rankings, node losses).
+
+    ::
+
+            0
+         1     2
+        3 4   5 6
+
+    Gains: node 1 -> 5 - (1 + 1) = 3; node 2 -> 4 - (1 + 2) = 1 (cheapest).
+    """
     feat = np.array([0, 0, 0, -1, -1, -1, -1])
     left = np.array([1, 3, 5, -1, -1, -1, -1])
     right = np.array([2, 4, 6, -1, -1, -1, -1])
     parent = np.array([-1, 0, 0, 1, 1, 2, 2])
     ranks = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [1, 0], [1, 0], [0, 1]])
-    # gains: node 1 -> 5 - (1 + 1) = 3; node 2 -> 4 - (1 + 2) = 1 (cheapest)
     loss = np.array([10.0, 5.0, 4.0, 1.0, 1.0, 1.0, 2.0])
+    return feat, left, right, parent, ranks, loss
+
+
+def test_prune_to_k_hand_tree():
+    feat, left, right, parent, ranks, loss = _hand_tree()
     out = _prune_to_k(feat, left, right, parent, ranks, loss, 2)
     # 2 distinct rankings are already there: nothing to prune
     np.testing.assert_array_equal(out, feat)
@@ -60,13 +71,8 @@ def test_prune_to_k_hand_tree():
 
 
 def test_prune_to_k_max_leaves_hand_tree():
-    # the tree of test_prune_to_k_hand_tree: K = 2 alone prunes nothing there
-    feat = np.array([0, 0, 0, -1, -1, -1, -1])
-    left = np.array([1, 3, 5, -1, -1, -1, -1])
-    right = np.array([2, 4, 6, -1, -1, -1, -1])
-    parent = np.array([-1, 0, 0, 1, 1, 2, 2])
-    ranks = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [1, 0], [1, 0], [0, 1]])
-    loss = np.array([10.0, 5.0, 4.0, 1.0, 1.0, 1.0, 2.0])
+    # K = 2 alone prunes nothing in this tree (test_prune_to_k_hand_tree)
+    feat, left, right, parent, ranks, loss = _hand_tree()
     np.testing.assert_array_equal(_prune_to_k(feat, left, right, parent, ranks, loss, 2, 4), feat)
     # 3 leaves: the cheapest split (node 2, gain 1) goes; 2 leaves: node 1 (gain 3) too
     np.testing.assert_array_equal(
