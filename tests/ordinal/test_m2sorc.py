@@ -114,6 +114,26 @@ def _ordinal_blobs(rng, k=5, per=20, spread=0.6, gap=4.0, d=2):
     return X, y
 
 
+def test_mirror_rule_keeps_the_lexicographically_smaller_numbering():
+    assert not M._mirror_is_canonical(np.array([0, 0, 1, 2]), 3)
+    assert M._mirror_is_canonical(np.array([2, 0, 1]), 3)
+    assert M._mirror_is_canonical(np.array([1, 1, 2, 0]), 3)  # first row in the middle level
+    assert not M._mirror_is_canonical(np.array([1, 1, 1]), 3)  # its own mirror image
+
+
+@pytest.mark.filterwarnings("ignore:every M2SORC start")
+@pytest.mark.parametrize("seed", range(4))
+def test_unsupervised_fit_numbers_levels_canonically(rng, seed):
+    """Without pairs the direction is arbitrary; the numbering follows the stated rule, not the
+    sign of the solver's w (which rounding can flip on another processor)."""
+    X, _y = _ordinal_blobs(rng, k=3, per=10)
+    est = M2SORC(3, kernel="linear", n_init=1, random_state=seed).fit(X)
+    assert not M._mirror_is_canonical(est.labels_, 3)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    np.testing.assert_array_equal((est.decision_function(X) >= 0).sum(1), est.labels_)
+    assert np.all(np.diff(est.thresholds_) > 0)
+
+
 def test_qp_with_zero_balance_gives_equally_spaced_centred_thresholds(rng):
     X, y = _ordinal_blobs(rng)
     pairs = ranking_pairs_from_labels(y, 10, random_state=0)

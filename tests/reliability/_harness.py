@@ -68,8 +68,24 @@ class Hang(Exception):
     """A call ran past its time limit."""
 
 
+def _numba_is_compiling() -> bool:
+    """True while this thread holds numba's compiler lock (a compile, or a cache load/write)."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    return global_compiler_lock.is_locked()
+
+
 class _Alarm:
-    """``signal.alarm``-based time limit (main thread only; a no-op elsewhere)."""
+    """``signal.alarm``-based time limit (main thread only; a no-op elsewhere).
+
+    The limit never includes numba's first compilation of a kernel or its cache write: a first
+    compile can take longer than the limit on a slow or busy machine, and interrupting it leaves
+    numba's cache half written. An alarm that fires while numba holds its compiler lock polls
+    every second until the lock is released and then grants a fresh ``seconds`` window (at most
+    :attr:`MAX_COMPILE_S` of compiling in all, so a hang inside the compiler still ends).
+    """
+
+    MAX_COMPILE_S = 600
 
     def __init__(self, seconds: int) -> None:
         self.seconds = seconds
@@ -78,6 +94,8 @@ class _Alarm:
             and hasattr(signal, "SIGALRM")
             and threading.current_thread() is threading.main_thread()
         )
+        self.compile_polls = 0
+        self.in_compile = False
 
     def __enter__(self) -> None:
         if self.active:
@@ -85,6 +103,15 @@ class _Alarm:
             signal.alarm(self.seconds)
 
     def _fire(self, *_: Any) -> None:
+        if _numba_is_compiling() and self.compile_polls < self.MAX_COMPILE_S:
+            self.compile_polls += 1
+            self.in_compile = True
+            signal.alarm(1)
+            return
+        if self.in_compile:  # the compile that held the alarm has ended: a fresh window
+            self.in_compile = False
+            signal.alarm(self.seconds)
+            return
         raise Hang(f"no answer within {self.seconds} s")
 
     def __exit__(self, *exc: Any) -> None:

@@ -5,9 +5,9 @@ None of these has a maintained Python implementation, so each is a re-implementa
 paper (or, for WSVORC and SMMCPC, from the description available to us), with the departures
 listed in its docstring. All take ``fit(X, must_link=, cannot_link=)`` (pairs of row indices, see
 :mod:`rankclust.ordinal.constraints`; the unsupervised CPMMC and WSVORC ignore them) and set
-``labels_``; their clusters are unordered (WSVORC's are ordered but its direction is
-unidentifiable without side information), so they are scored after Hungarian matching
-(:func:`rankclust.ordinal.evaluation.map_clusters`).
+``labels_``; their clusters are unordered (WSVORC's are ordered, and since no side information
+fixes the direction they are numbered in a canonical one, see its ``labels_``), so they are
+scored after Hungarian matching (:func:`rankclust.ordinal.evaluation.map_clusters`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal.constraints import check_pairs
-from rankclust.ordinal.m2sorc import _assign
+from rankclust.ordinal.m2sorc import _assign, _mirror_is_canonical
 
 __all__ = ["CPCMMC", "CPMMC", "SMMCPC", "WSVORC", "MPCKMeans"]
 
@@ -610,7 +610,10 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Clusters 0..k-1 ordered by the projection (the direction itself is arbitrary).
+        Clusters 0..k-1 ordered by the projection. The data do not fix the direction, so the
+        numbering is the canonical one of the two: the lexicographically smaller label vector
+        (the first sample outside the middle level is in the lower half), whatever sign the
+        solver found.
     coef_ : ndarray of shape (n_features_out,)
         w on the centred feature map.
     intercept_ : float
@@ -711,9 +714,13 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         if not best["converged"]:
             warnings.warn("WSVORC did not converge", ConvergenceWarning, stacklevel=2)
         k = self.n_clusters
-        self.coef_, self.intercept_ = best["w"], best["c"]
-        self.thresholds_ = best["c"] + 2.0 * np.arange(k - 1) + 1.0
-        self.labels_ = best["labels"]
+        w, c, labels = best["w"], best["c"], best["labels"]
+        if _mirror_is_canonical(labels, k):
+            # nothing fixes the direction: mirror w so that hyperplane j becomes k - 1 - j
+            w, c, labels = -w, -c - 2.0 * (k - 1), k - 1 - labels
+        self.coef_, self.intercept_ = w, c
+        self.thresholds_ = c + 2.0 * np.arange(k - 1) + 1.0
+        self.labels_ = labels
         self.sample_weight_ = best["v"]
         self.objective_, self.n_iter_ = best["objective"], best["n_iter"]
         self.degenerate_ = bool(best["degenerate"])

@@ -63,6 +63,20 @@ def _assign(a: NDArray, b: NDArray) -> NDArray:
     return np.searchsorted(b, a, side="right")
 
 
+def _mirror_is_canonical(labels: NDArray, k: int) -> bool:
+    """Whether the mirror image ``k - 1 - labels`` is the canonical numbering of an ordinal
+    clustering whose direction nothing fixes (no ranking pairs).
+
+    The rule: of the two numberings ``labels`` and ``k - 1 - labels`` of the same ordered
+    partition, keep the lexicographically smaller one, i.e. the first sample outside the middle
+    level gets a level below the middle. It depends only on the partition, never on the sign
+    the solver happened to find (which rounding can change from one processor to another).
+    """
+    mirror = k - 1 - labels
+    differ = np.flatnonzero(labels != mirror)
+    return bool(differ.size) and bool(labels[differ[0]] > mirror[differ[0]])
+
+
 def _margin_h(a: NDArray, b: NDArray) -> NDArray:
     """h(a) = max_i [(b_i - b_{i-1})/2 - |a - (b_{i-1}+b_i)/2|] = min_i |a - b_i| (§2.9a)."""
     return np.min(np.abs(a[:, None] - b[None, :]), axis=1)
@@ -500,7 +514,9 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     thresholds_ : ndarray of shape (n_clusters - 1,)
         Ordered thresholds b_1 <= ... <= b_{k-1}.
     labels_ : ndarray of shape (n_samples,)
-        Clusters 0..k-1, ordered from lowest to highest.
+        Clusters 0..k-1, ordered from lowest to highest projection ``<w, phi(x)>``. The pairs
+        fix the direction; without pairs the numbering is the canonical one of the two
+        directions (see ``fit``), whatever sign the solver found.
     objective_ : float
         Objective (3) of the kept run.
     objective_path_ : list of float
@@ -612,7 +628,9 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         y : ignored
         pairs : array-like of shape (n_pairs, 2), default=None
             ``pairs[t] = (i, j)`` means sample i belongs to a higher cluster than sample j.
-            Without pairs the problem is unsupervised and its direction is arbitrary.
+            Without pairs the problem is unsupervised and its direction is arbitrary: the
+            levels are then numbered canonically (of the two directions, the one whose label
+            vector is lexicographically smaller), so the numbering does not depend on rounding.
 
         Returns
         -------
@@ -659,8 +677,11 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.coef_ = best.w
-        self.thresholds_ = best.b
+        w, b = best.w, best.b
+        if len(pairs) == 0 and _mirror_is_canonical(_assign(Phi @ w, b), self.n_clusters):
+            w, b = -w, -b[::-1]  # no pairs fix the direction: number the levels canonically
+        self.coef_ = w
+        self.thresholds_ = b
         self.objective_ = best.objective
         self.objective_path_ = best.objective_path
         self.qp_objective_path_ = best.qp_objective_path
@@ -668,7 +689,7 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         self.n_iter_per_init_ = np.array([r.n_iter for r in runs])
         self.objective_per_init_ = np.array([r.objective for r in runs])
         self.degenerate_ = best.degenerate
-        self.labels_ = _assign(Phi @ best.w, best.b)
+        self.labels_ = _assign(Phi @ w, b)
         return self
 
     def fit_predict(self, X: ArrayLike, y=None, *, pairs: ArrayLike | None = None) -> NDArray:
