@@ -1,22 +1,28 @@
 # rankclust: the two commands a new machine needs are `make demo` and `make test`.
+# Both install the exact versions of requirements-lock.txt (pip constraints, which also pin the
+# build backend pip uses for the editable install); `make lock` regenerates it from the newest
+# versions pyproject.toml allows, and `make test-latest` runs the suite on those without the lock.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 STAMP_RUN := $(VENV)/.installed
+LOCK := requirements-lock.txt
+# PIP_CONSTRAINT (not -c) so that the isolated build environment is pinned too
+PIP_LOCKED = PIP_CONSTRAINT="$(CURDIR)/$(LOCK)" $(1)/python -m pip install --quiet
 
-.PHONY: demo test lint format bench docs fuzz clean
+.PHONY: demo test test-latest lock lint format bench docs fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(call PIP_LOCKED,$(BIN)) --upgrade pip
 
-$(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(STAMP_RUN): pyproject.toml $(LOCK) | $(BIN)/python
+	$(call PIP_LOCKED,$(BIN)) -e .
 	touch $@
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+$(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
+	$(call PIP_LOCKED,$(BIN)) -e ".[dev]"
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)
@@ -24,6 +30,29 @@ demo: $(STAMP_RUN)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
+
+# The lock: a new environment with the newest versions the ranges allow, frozen whole
+# (pip, setuptools and wheel included, the editable rankclust left out).
+LOCK_VENV := .venv-lock
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(LOCK_VENV)/bin/python -m pip install --quiet -e ".[dev]"
+	{ echo "# Exact versions for make demo / make test (Python 3.11, Linux). Regenerate: make lock"; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable | LC_ALL=C sort -f; } > $(LOCK)
+	rm -rf $(LOCK_VENV)
+
+# The newest versions the ranges in pyproject.toml allow, in their own environment: a release
+# that breaks rankclust shows up here as a named failing test before it reaches the lock.
+LATEST := .venv-latest
+test-latest:
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(LATEST)/bin/python -m pip install --quiet --upgrade -e ".[dev]"
+	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/versions.txt
+	$(LATEST)/bin/python -m pytest -n 2 -q -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -43,15 +72,15 @@ $(PEERS)/.installed:
 	touch $@
 
 bench: $(STAMP) $(PEERS)/.installed
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(call PIP_LOCKED,$(BIN)) -e ".[bench]"
 	$(BIN)/python benchmarks/run_all.py --peers-python $(PEERS)/bin/python
 
 fuzz: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[fuzz]"
+	$(call PIP_LOCKED,$(BIN)) -e ".[fuzz]"
 	PYTHON=$(BIN)/python fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
 docs: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) $(PEERS) build dist *.egg-info demo_output site
+	rm -rf $(VENV) $(PEERS) $(LATEST) $(LOCK_VENV) build dist *.egg-info demo_output site
