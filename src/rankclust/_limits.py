@@ -17,8 +17,7 @@ limit                  default         what it bounds
 =====================  ==============  ==================================================
 
 The defaults accept every data set in the project's data directory with room to spare (the
-largest, MSNBC, has 12.6 MB, 989,818 rows, 17 items and 16.8 M cells) and keep a reader's
-peak memory around 2 GB in the worst case. Override them
+largest, MSNBC, has 12.6 MB, 989,818 rows, 17 items and 16.8 M cells). Override them
 
 * per call: ``read_preflib(path, limits={"max_items": 10**6})`` (every reader takes
   ``limits=``, a mapping or an :class:`InputLimits`);

@@ -333,7 +333,9 @@ def read_preflib(
                 # the old format: number of alternatives on the first line
                 old_format = True
                 if len(stripped) > _MAX_DIGITS:
-                    raise DataFormatError(source, lineno, "the number of alternatives is too large")
+                    raise DataFormatError(
+                        source, lineno, "the number of alternatives is too large"
+                    )
                 m = int(stripped)
                 budget.items(m, lineno, "declares")
                 old_names_left = m

@@ -88,7 +88,6 @@ def _ints(tokens: Sequence[str]) -> list[int] | None:
     return out
 
 
-
 def read_sushi_order(
     path_or_file: PathOrFile,
     *,
