@@ -321,11 +321,44 @@ def take_rows(ex: Any, blocks: Sequence[Any], offsets: np.ndarray, index: Any) -
 # --------------------------------------------------------------------------------------------
 # chunked rankings
 # --------------------------------------------------------------------------------------------
-def _from_rank_block(block: np.ndarray, weights: Any, kind: str, items: Any, start: int):
+def _from_rank_block(
+    block: np.ndarray, weights: Any, kind: str, items: Any, start: int, size: int | None = None
+):
+    if size is not None and np.shape(block)[:1] != (size,):
+        raise _size_error(start, np.shape(block)[0] if np.ndim(block) else 0, size)
     try:
         return Rankings.from_ranks(block, kind=kind, weights=weights, items=items)
     except ValueError as exc:
         raise ValueError(f"in the chunk of rows starting at row {start}: {exc}") from None
+
+
+def _size_error(where: Any, got: int, declared: int) -> ValueError:
+    return ValueError(
+        f"the chunk {where} holds {got} rows but its declared size is {declared}: the Dask "
+        "collection's chunk sizes do not match its data"
+    )
+
+
+def _checked_chunk(R: Any, k: int, size: int, n_items: int) -> Rankings:
+    """Chunk ``k`` as computed, verified against its declared size and number of items."""
+    if not isinstance(R, Rankings):
+        raise TypeError(f"chunk {k} computes to {type(R).__name__}, not Rankings")
+    if R.n_rankings != size:
+        raise _size_error(k, R.n_rankings, size)
+    if R.n_items != n_items:
+        raise ValueError(f"chunk {k} has {R.n_items} items, the collection declares {n_items}")
+    return R
+
+
+def _checked_rows(fn: Callable, R: Rankings, size: int, tail: tuple, **kwargs: Any):
+    """``fn(R, **kwargs)``, verified to give one result per row (shape (size,) + tail)."""
+    out = np.asarray(fn(R, **kwargs))
+    if out.shape != (size, *tail):
+        raise ValueError(
+            f"a chunk of {size} rows gave a result of shape {out.shape}, expected "
+            f"{(size, *tail)}: the Dask collection's chunk sizes do not match its data"
+        )
+    return out
 
 
 def _from_order_part(part: Any, n_items: int, kind: str, items: Any) -> Rankings:
@@ -416,9 +449,13 @@ class ChunkedRankings:
             w_blocks = list(w.rechunk((row_chunks,)).to_delayed().ravel())
         starts = np.concatenate([[0], np.cumsum(row_chunks)[:-1]])
         items = None if items is None else tuple(items)
+        # Each block is checked against its declared number of rows: a collection built
+        # with wrong chunk sizes must fail, not report the wrong count.
         chunks = [
-            dask.delayed(_from_rank_block)(blk, wb, kind, items, int(s))
-            for blk, wb, s in zip(X.to_delayed().ravel(), w_blocks, starts, strict=True)
+            dask.delayed(_from_rank_block)(blk, wb, kind, items, int(s), int(c))
+            for blk, wb, s, c in zip(
+                X.to_delayed().ravel(), w_blocks, starts, row_chunks, strict=True
+            )
         ]
         return cls(chunks, int(X.shape[1]), kind, [int(c) for c in row_chunks], items)
 
@@ -468,13 +505,29 @@ class ChunkedRankings:
         sizes: Sequence[int] | None = None,
         items: Sequence[str] | None = None,
     ) -> ChunkedRankings:
-        """From ``dask.delayed`` objects that compute to :class:`Rankings` (e.g. generators)."""
-        import_dask()
+        """From ``dask.delayed`` objects that compute to :class:`Rankings` (e.g. generators).
+
+        Declared ``sizes`` are trusted for :attr:`n_rankings` but verified whenever a chunk
+        is computed: a chunk whose row count (or number of items) differs raises a
+        ``ValueError`` instead of giving wrongly shaped results.
+        """
+        dask = import_dask()
+        parts = list(parts)
+        if sizes is not None:
+            sizes = [int(s) for s in sizes]
+            if len(sizes) != len(parts):
+                raise ValueError(f"{len(sizes)} sizes given for {len(parts)} chunks")
+            if any(s < 0 for s in sizes):
+                raise ValueError(f"chunk sizes must be non-negative, got {sizes}")
+            parts = [
+                dask.delayed(_checked_chunk)(p, k, s, int(n_items))
+                for k, (p, s) in enumerate(zip(parts, sizes, strict=True))
+            ]
         return cls(
-            list(parts),
+            parts,
             int(n_items),
             kind,
-            None if sizes is None else [int(s) for s in sizes],
+            sizes,
             None if items is None else tuple(items),
         )
 
@@ -529,7 +582,11 @@ class ChunkedRankings:
         dask = import_dask()
         da = dask.array
         blocks = [
-            da.from_delayed(dask.delayed(fn)(c, **kwargs), shape=(s, *tail), dtype=dtype)
+            da.from_delayed(
+                dask.delayed(_checked_rows)(fn, c, s, tuple(tail), **kwargs),
+                shape=(s, *tail),
+                dtype=dtype,
+            )
             for c, s in zip(self.chunks, self.chunk_sizes, strict=True)
         ]
         return da.concatenate(blocks, axis=0)

@@ -332,12 +332,15 @@ def _check_file(path: str) -> Path:
 
 def _read_items_file(path: str) -> list[str]:
     """Item names, one per line (or comma-separated on one line); blank lines ignored."""
-    text = _check_file(path).read_text(encoding="utf-8")
+    with _open_text(_check_file(path)) as f:
+        text = f.read()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     if len(lines) == 1 and "," in lines[0]:
         lines = [x.strip() for x in lines[0].split(",")]
     if not lines:
         raise CLIError(f"{path}: no item names")
+    if len(lines) > _input_limits().max_items:
+        _too_many_items(path, None, len(lines))
     if len(set(lines)) != len(lines):
         dup = next(x for x in lines if lines.count(x) > 1)
         raise CLIError(f"{path}: item name {dup!r} appears more than once")
@@ -368,17 +371,50 @@ def _sniff_csv(path: Path) -> tuple[list[str], list[str] | None]:
 
 
 def _open_text(path: Path) -> Any:
-    import gzip
+    """The file's text (gunzipped), read within ``max_input_bytes``.
 
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+    Corrupt or truncated gzip data and a file over the limit raise a one-line
+    ``DataFormatError`` naming the file, before anything is parsed.
+    """
+    import io
+
+    from rankclust.io._common import _read_bytes
+
+    data = _read_bytes(path, _input_limits())
+    text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+    return io.StringIO(text, newline=None)
+
+
+def _input_limits() -> Any:
+    """The input limits in force (defaults and ``RANKCLUST_MAX_*``; see rankclust.io)."""
+    from rankclust._limits import resolve_limits
+
+    return resolve_limits()
+
+
+def _too_many_items(path: Path | str, lineno: int | None, m: int) -> None:
+    from rankclust._limits import InputLimits
+
+    where = f"{path}, line {lineno}" if lineno is not None else f"{path}"
+    limit = _input_limits().max_items
+    raise CLIError(
+        f"{where}: {m} items, more than the limit max_items={limit} "
+        f"({InputLimits.how_to_raise('max_items')})"
+    )
+
+
+def _too_many_rows(path: Path | str, lineno: int) -> None:
+    from rankclust._limits import InputLimits
+
+    limit = _input_limits().max_rows
+    raise CLIError(
+        f"{path}, line {lineno}: more than {limit} data rows, the limit max_rows "
+        f"({InputLimits.how_to_raise('max_rows')})"
+    )
 
 
 def _is_label_ranking_header(first: list[str], second: list[str] | None) -> bool:
-    if len(first) != 3 or not all(t.isdigit() for t in first):
+    if len(first) != 3 or not all(t.isdigit() and t.isascii() and len(t) <= 18 for t in first):
         return False
     if second is None:
         return True
@@ -414,6 +450,7 @@ def _read_named_orderings(
     index = {name: j for j, name in enumerate(known)} if known is not None else {}
     names: list[str] = list(known) if known is not None else []
     orderings: list[list[int]] = []
+    limits = _input_limits()
     with _open_text(path) as f:
         for lineno, row in enumerate(csv.reader(f), start=1):
             fields = [t.strip() for t in row]
@@ -421,7 +458,10 @@ def _read_named_orderings(
                 continue
             if header and lineno == 1:
                 continue
+            if len(orderings) >= limits.max_rows:
+                _too_many_rows(path, lineno)
             order: list[int] = []
+            seen: set[int] = set()  # (a list lookup would make a long row quadratic)
             ended = False
             for token in fields:
                 if not token or token.lower() in ("na", "nan"):
@@ -436,10 +476,13 @@ def _read_named_orderings(
                         raise CLIError(f"{path}, line {lineno}: unknown item {token!r}")
                     index[token] = len(names)
                     names.append(token)
+                    if len(names) > limits.max_items:
+                        _too_many_items(path, lineno, len(names))
                 j = index[token]
-                if j in order:
+                if j in seen:
                     raise CLIError(f"{path}, line {lineno}: item {token!r} appears more than once")
                 order.append(j)
+                seen.add(j)
             orderings.append(order)
     if not orderings:
         raise CLIError(f"{path}: no rankings in the file")
@@ -517,15 +560,22 @@ def _read_orderings(p: Path, *, items: list[str] | None, kind: str) -> Any:
 
 
 def _largest_int(p: Path, *, skip_first: bool) -> int | None:
-    """Largest integer in a numeric CSV (the number of 1-based items), None if unreadable."""
+    """Largest integer in a numeric CSV (the number of 1-based items), None if unreadable.
+
+    It becomes the number of items: a value above ``max_items`` is refused here, naming its
+    line, before a rank matrix that wide is allocated.
+    """
     largest = 0
+    max_items = _input_limits().max_items
     with _open_text(p) as f:
         for lineno, row in enumerate(csv.reader(f), start=1):
             if skip_first and lineno == 1:
                 continue
             for t in row:
                 t = t.strip()
-                if t.isdigit():
+                if t.isdigit() and t.isascii():  # ("²".isdigit() is True)
+                    if len(t.lstrip("0")) > 18 or int(t) > max_items:
+                        _too_many_items(p, lineno, int(t) if len(t) <= 18 else 10**18)
                     largest = max(largest, int(t))
     return largest or None
 
@@ -545,7 +595,7 @@ def load_label_ranking(path: str, items_file: str | None = None) -> tuple[np.nda
     from rankclust import io as rio
 
     p = _check_file(path)
-    X, Y = rio.read_label_ranking_csv(p)
+    X, Y = rio.read_label_ranking_csv(p, finite_features=True)
     items = _read_items_file(items_file) if items_file else None
     return X, _with_items(Y, items or [f"label {j + 1}" for j in range(Y.n_items)], path)
 
@@ -555,11 +605,19 @@ def _read_numeric_csv(path: str, *, what: str, integer: bool = False) -> np.ndar
     p = _check_file(path)
     rows: list[list[float]] = []
     width = None
+    limits = _input_limits()
     with _open_text(p) as f:
         for lineno, row in enumerate(csv.reader(f), start=1):
             fields = [t.strip() for t in row]
             if not any(fields):
                 continue
+            if len(rows) >= limits.max_rows:
+                _too_many_rows(path, lineno)
+            if len(fields) * (len(rows) + 1) > limits.max_cells:
+                raise CLIError(
+                    f"{path}, line {lineno}: more than {limits.max_cells} values, the limit "
+                    "max_cells (raise it with RANKCLUST_MAX_CELLS)"
+                )
             if not rows and width is None and not all(_is_number(t) for t in fields):
                 width = len(fields)  # header
                 continue
@@ -782,24 +840,41 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
     return EXIT_OK
 
 
-def _parse_ks(text: str) -> list[int]:
-    """``"1..8"``, ``"2-6"`` or ``"2,3,5"`` as a sorted list of distinct ints."""
+def _parse_ks(text: str, largest: int | None = None) -> list[int]:
+    """``"1..8"``, ``"2-6"`` or ``"2,3,5"`` as a sorted list of distinct ints.
+
+    A value above ``largest`` (the number of rankings) is refused before any range is
+    built: ``1..10**30`` must not be materialised.
+    """
     ks: set[int] = set()
     for part in text.split(","):
         part = part.strip()
         m = re.fullmatch(r"(\d+)\s*(?:\.\.|-|:)\s*(\d+)", part)
-        if m:
-            lo, hi = int(m.group(1)), int(m.group(2))
+        if m and m.group(1).isascii() and m.group(2).isascii():
+            lo, hi = _k_value(m.group(1)), _k_value(m.group(2))
             if lo > hi:
                 raise CLIError(f"--ks: empty range {part!r}")
+            _check_ks_bound(hi, largest)
             ks.update(range(lo, hi + 1))
-        elif part.isdigit():
+        elif part.isdigit() and part.isascii():
+            _check_ks_bound(_k_value(part), largest)
             ks.add(int(part))
         else:
             raise CLIError(f"--ks: cannot read {part!r} (use e.g. 1..8 or 2,3,5)")
     if not ks:
         raise CLIError("--ks: no values")
     return sorted(ks)
+
+
+def _k_value(digits: str) -> int:
+    if len(digits.lstrip("0")) > 18:
+        raise CLIError(f"--ks: {digits[:20]}... is too large")
+    return int(digits)
+
+
+def _check_ks_bound(k: int, largest: int | None) -> None:
+    if largest is not None:
+        _check_k(k, largest)
 
 
 _SELECTION_CRITERIA = (("bic_", "bic"), ("icl_", "icl"), ("aic_", "aic"))
@@ -850,7 +925,7 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
     method, cls = _resolve_method("cluster", args.method)
     _check_kind(method, R)
-    ks = _parse_ks(args.ks)
+    ks = _parse_ks(args.ks, largest=R.n_rankings)
     _check_k(ks[-1], R.n_rankings)
     extra = _parse_set(args.set)
 

@@ -890,8 +890,20 @@ def _check_weights(weights: Any, n: int) -> np.ndarray | None:
     if neg.any():
         i = int(np.flatnonzero(neg)[0])
         raise _row_error(i, f"negative weight {w[i]}")
+    _check_weight_total(w)
     w.setflags(write=False)
     return w
+
+
+def _check_weight_total(w: np.ndarray) -> None:
+    """Refuse finite weights whose total overflows float64: every fit sums them."""
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise ValueError(
+            f"the weights sum to more than the largest float64 (largest weight {w.max():.3g}); "
+            "only their ratios matter: divide them by their maximum"
+        )
 
 
 def _check_items(items: Sequence[str] | None, m: int) -> tuple[str, ...] | None:

@@ -13,10 +13,16 @@ With ``strict=False`` it skips such lines instead and reports every one of them 
   :func:`read_rankcluster_csv`, :func:`write_rankcluster_csv`
 * SUSHI -- :func:`read_sushi_order`, :func:`read_sushi_udata`, :func:`read_sushi_idata`
 * MSNBC page-category sequences -- :func:`read_msnbc`
+
+Every reader checks the sizes it is about to allocate -- bytes read (after gzip
+decompression), rows, items, rows x items -- against :class:`InputLimits` before allocating,
+and refuses a file that exceeds one with a :class:`DataFormatError` naming the limit. The
+limits are overridable per call (``limits={"max_items": 10**6}``) or per process
+(``RANKCLUST_MAX_ITEMS=1000000``); see :mod:`rankclust._limits` for the defaults.
 """
 
+from rankclust._limits import InputLimits, resolve_limits
 from rankclust.io._common import (
-    MAX_RANK_MATRIX_BYTES,
     DataFormatError,
     MalformedLinesWarning,
     SkippedLine,
@@ -41,11 +47,11 @@ from rankclust.io.sushi import (
 )
 
 __all__ = [
-    "MAX_RANK_MATRIX_BYTES",
     "PREFLIB_DATA_TYPES",
     "SUSHI_ITEM_FEATURES",
     "SUSHI_USER_FEATURES",
     "DataFormatError",
+    "InputLimits",
     "MalformedLinesWarning",
     "PreflibMetadata",
     "SkippedLine",
@@ -58,6 +64,7 @@ __all__ = [
     "read_sushi_idata",
     "read_sushi_order",
     "read_sushi_udata",
+    "resolve_limits",
     "write_label_ranking_csv",
     "write_orderings_csv",
     "write_preflib",

@@ -8,6 +8,10 @@ Every reader in :mod:`rankclust.io` follows one contract:
   one :class:`MalformedLinesWarning` whose ``skipped`` attribute lists them as
   :class:`SkippedLine` records (the warning text shows the first few).
 
+* it checks the sizes it is about to allocate (bytes read, rows, items, rows x items)
+  against :class:`~rankclust.io.InputLimits` *before* allocating (:class:`_Budget`), and
+  inflates gzip data in pieces, stopping at ``max_input_bytes``.
+
 Private module: inputs of the ``_`` functions are trusted.
 """
 
@@ -17,13 +21,15 @@ import gzip
 import io
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
+from rankclust._limits import InputLimits, resolve_limits
+
 __all__ = [
-    "MAX_RANK_MATRIX_BYTES",
     "DataFormatError",
     "MalformedLinesWarning",
     "PathOrFile",
@@ -34,10 +40,7 @@ __all__ = [
 PathOrFile: TypeAlias = str | os.PathLike | IO[Any]
 
 _GZIP_MAGIC = b"\x1f\x8b"
-#: Largest rank matrix (rows x items, int64) a reader builds. A file that declares or uses
-#: more items than fit is refused with a DataFormatError *before* anything is allocated: a
-#: 20-byte file can declare 10**9 items.
-MAX_RANK_MATRIX_BYTES = 4 * 2**30
+_CHUNK = 1 << 20  # gzip is inflated this many bytes at a time
 
 #: How many skipped lines the warning text spells out (the attribute holds all of them).
 _SHOWN_IN_WARNING = 20
@@ -124,17 +127,45 @@ class _Problems:
             )
 
 
-def _check_matrix_size(source: str, line: int | None, n_rows: int, n_items: int, how: str) -> None:
-    """Refuse a rank matrix larger than :data:`MAX_RANK_MATRIX_BYTES` (``how``: "declares"...)."""
-    need = max(n_rows, 1) * n_items * 8
-    if need > MAX_RANK_MATRIX_BYTES:
-        raise DataFormatError(
-            source,
+class _Budget:
+    """The input limits of one read: every check raises a DataFormatError naming the limit.
+
+    ``line`` is the 1-based line that declares or implies the size (None: the whole file).
+    """
+
+    def __init__(self, source: str, limits: InputLimits | Mapping[str, Any] | None) -> None:
+        self.source = source
+        self.limits = resolve_limits(limits)
+
+    def refuse(self, line: int | None, what: str, name: str) -> DataFormatError:
+        """The error for ``what`` (e.g. "declares 10 items") exceeding the limit ``name``."""
+        limit = getattr(self.limits, name)
+        return DataFormatError(
+            self.source,
             line,
-            f"{how} {n_items} items: a {n_rows} x {n_items} rank matrix needs "
-            f"{need / 2**30:.3g} GiB (more than rankclust.io.MAX_RANK_MATRIX_BYTES = "
-            f"{MAX_RANK_MATRIX_BYTES / 2**30:.3g} GiB)",
+            f"{what}, more than the limit {name}={limit} ({InputLimits.how_to_raise(name)})",
         )
+
+    def items(self, m: int, line: int | None, how: str = "has") -> None:
+        """Refuse more than ``max_items`` items (``how``: "declares", "uses", ...)."""
+        if m > self.limits.max_items:
+            raise self.refuse(line, f"{how} {m} items", "max_items")
+
+    def rows(self, n: int, line: int | None) -> None:
+        """Refuse more than ``max_rows`` data rows (call with the count so far)."""
+        if n > self.limits.max_rows:
+            raise self.refuse(line, f"reaches {n} data rows", "max_rows")
+
+    def cells(self, n_rows: int, n_items: int, line: int | None, how: str = "has") -> None:
+        """Refuse a rank matrix of more than ``max_cells`` entries (and too many items)."""
+        self.items(n_items, line, how)
+        if max(n_rows, 1) * n_items > self.limits.max_cells:
+            raise self.refuse(
+                line,
+                f"{how} {n_items} items: a {n_rows} x {n_items} rank matrix has "
+                f"{max(n_rows, 1) * n_items} cells",
+                "max_cells",
+            )
 
 
 def _source_name(path_or_file: PathOrFile) -> str:
@@ -143,32 +174,108 @@ def _source_name(path_or_file: PathOrFile) -> str:
     return str(getattr(path_or_file, "name", "<stream>"))
 
 
-def _read_bytes(path_or_file: PathOrFile) -> bytes | str:
-    """The whole content, gunzipped when it starts with the gzip magic bytes."""
+def _inflate(raw: IO[bytes], head: bytes, source: str, limit: int) -> bytes:
+    """Gunzip ``head`` + the rest of ``raw`` in pieces; refuse more than ``limit`` bytes out.
+
+    Handles concatenated gzip members (as ``gzip.decompress`` does). Never holds more than
+    ``limit`` + one piece of output, whatever the compression ratio.
+    """
+    out = bytearray()
+    pending = head
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        while True:
+            if not pending:
+                pending = raw.read(_CHUNK)
+                if not pending:  # input exhausted mid-stream: truncated (reported below)
+                    out += d.flush()  # whatever the inflater still holds back
+                    break
+            piece = d.decompress(pending, _CHUNK)
+            pending = d.unconsumed_tail
+            out += piece
+            if len(out) > limit:
+                raise DataFormatError(
+                    source,
+                    None,
+                    f"inflates to more than {limit} bytes, the limit max_input_bytes "
+                    f"({InputLimits.how_to_raise('max_input_bytes')})",
+                )
+            if d.eof:  # end of a member: another member, zero padding or the end
+                rest = d.unused_data  # (unconsumed_tail may repeat it: not added)
+                if not rest:
+                    rest = raw.read(_CHUNK)
+                if not rest.strip(b"\x00") and not raw.read(1):
+                    break
+                if rest[:2] != _GZIP_MAGIC:
+                    raise zlib.error("data after the end of the gzip stream")
+                d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                pending = rest
+        if not d.eof:
+            raise EOFError("the gzip stream ends before its end-of-stream marker")
+    except (zlib.error, EOFError, OSError) as exc:
+        raise DataFormatError(source, None, f"corrupt or truncated gzip data ({exc})") from None
+    return bytes(out)
+
+
+def _read_bytes(
+    path_or_file: PathOrFile, limits: InputLimits | Mapping[str, Any] | None = None
+) -> bytes | str:
+    """The whole content, gunzipped when it starts with the gzip magic bytes.
+
+    At most ``max_input_bytes`` (after decompression) are read; a larger input is refused
+    with a :class:`DataFormatError` before it is held in memory.
+    """
+    limit = resolve_limits(limits).max_input_bytes
+    source = _source_name(path_or_file)
+    too_big = DataFormatError(
+        source,
+        None,
+        f"holds more than {limit} bytes, the limit max_input_bytes "
+        f"({InputLimits.how_to_raise('max_input_bytes')})",
+    )
     if isinstance(path_or_file, str | os.PathLike):
-        data: bytes | str = Path(path_or_file).read_bytes()
-    elif hasattr(path_or_file, "read"):
-        data = path_or_file.read()
-    else:
+        with open(path_or_file, "rb") as raw:
+            head = raw.read(2)
+            if head == _GZIP_MAGIC:
+                return _inflate(raw, head, source, limit)
+            data = head + raw.read(limit - 1)
+            if raw.read(1):
+                raise too_big
+            return data
+    if not hasattr(path_or_file, "read"):
         raise TypeError(f"expected a path or a file object, got {type(path_or_file).__name__}")
-    if isinstance(data, bytes) and data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise DataFormatError(
-                _source_name(path_or_file), None, f"corrupt gzip data ({exc})"
-            ) from None
+    first = path_or_file.read(2)
+    if isinstance(first, bytes) and first == _GZIP_MAGIC:
+        return _inflate(path_or_file, first, source, limit)
+    data = first + path_or_file.read(max(limit - len(first), 0))
+    if path_or_file.read(1):
+        raise too_big
     return data
 
 
+def _split_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time (no list of every line: O(1) extra memory)."""
+    start, n = 0, len(text)
+    while start < n:
+        end = text.find("\n", start)
+        if end < 0:
+            end = n
+        yield text[start:end]
+        start = end + 1
+
+
 def _iter_lines(
-    path_or_file: PathOrFile, encoding: str, problems: _Problems
+    path_or_file: PathOrFile,
+    encoding: str,
+    problems: _Problems,
+    limits: InputLimits | Mapping[str, Any] | None = None,
 ) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line, without its line ending.
 
     A line that cannot be decoded is reported through ``problems`` (raised when strict).
+    At most ``max_input_bytes`` are read (see :func:`_read_bytes`).
     """
-    data = _read_bytes(path_or_file)
+    data = _read_bytes(path_or_file, limits)
     if isinstance(data, str):
         text = data
     else:
@@ -183,23 +290,22 @@ def _iter_lines(
                 ) from None
             yield from _iter_lines_bytewise(data, encoding, problems)
             return
+        del data
     if text.startswith("\ufeff"):
         text = text[1:]
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the file ends with a newline
-    for k, line in enumerate(lines, start=1):
+    for k, line in enumerate(_split_lines(text), start=1):
         yield k, line[:-1] if line.endswith("\r") else line
 
 
 def _iter_lines_bytewise(
     data: bytes, encoding: str, problems: _Problems
 ) -> Iterator[tuple[int, str]]:
-    raw = data.split(b"\n")
-    if raw and raw[-1] == b"":
-        raw.pop()
-    for k, line in enumerate(raw, start=1):
-        line = line.removesuffix(b"\r")
+    start, n, k = 0, len(data), 0
+    while start < n:
+        end = data.find(b"\n", start)
+        end = n if end < 0 else end
+        line = data[start:end].removesuffix(b"\r")
+        start, k = end + 1, k + 1
         try:
             text = line.decode(encoding)
         except UnicodeDecodeError as exc:

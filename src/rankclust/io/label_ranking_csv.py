@@ -16,13 +16,16 @@ of ``data/label_ranking_cheng_hullermeier`` and ``data/partial_label_ranking_alf
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from rankclust._limits import InputLimits
 from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
+    _Budget,
     _iter_lines,
     _Problems,
     _source_name,
@@ -40,7 +43,7 @@ def _parse_header(text: str) -> tuple[int, int, int] | None:
     vals = []
     for p in parts:
         p = p.strip()
-        if not (p.isdigit() and p.isascii()):
+        if not (p.isdigit() and p.isascii()) or len(p.lstrip("0")) > 18:
             return None
         vals.append(int(p))
     return vals[0], vals[1], vals[2]
@@ -57,6 +60,8 @@ def read_label_ranking_csv(
     kind: str = "subset",
     strict: bool = True,
     encoding: str = "utf-8",
+    finite_features: bool = False,
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> tuple[np.ndarray, Rankings]:
     """Read a label-ranking CSV file: features ``X`` and the label rankings ``Y``.
 
@@ -73,6 +78,14 @@ def read_label_ranking_csv(
         header. If False, malformed lines are skipped and reported in one
         :class:`~rankclust.io.MalformedLinesWarning` (attribute ``skipped``).
     encoding : str, default="utf-8"
+    finite_features : bool, default=False
+        If True, a NaN, infinite or empty feature makes its line malformed (raised with its
+        line, or skipped with ``strict=False``), for callers that hand ``X`` to an estimator.
+        By default such features are read as they are (``nan`` round-trips).
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, labels, rows x (features + labels));
+        default: :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment
+        variables.
 
     Returns
     -------
@@ -85,8 +98,9 @@ def read_label_ranking_csv(
     ------
     DataFormatError
         On a bad header line, a line with the wrong number of fields, a non-numeric value,
-        a negative, non-integer or too large rank (> n_labels), undecodable bytes, or (strict)
-        a row count that differs from the header.
+        a NaN or infinite feature (with ``finite_features=True``), a negative, non-integer or too large rank (> n_labels),
+        undecodable bytes, or (strict) a row count that differs from the header; always,
+        before allocating: a file (or header) beyond one of the ``limits``.
 
     See Also
     --------
@@ -116,11 +130,12 @@ def read_label_ranking_csv(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
+    budget = _Budget(source, limits)
     header: tuple[int, int, int] | None = None
     header_lineno = 1
     linenos: list[int] = []
     texts: list[str] = []
-    for lineno, text in _iter_lines(path_or_file, encoding, problems):
+    for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
         if not text.strip():
             continue
         if header is None:
@@ -133,9 +148,21 @@ def read_label_ranking_csv(
                     lineno,
                     f"expected the header 'n_samples,n_features,n_labels', got {text[:60]!r}",
                 )
+            # declared sizes, before any row is read
+            n_decl, p_decl, k_decl = header
+            if n_decl > budget.limits.max_rows:
+                raise budget.refuse(lineno, f"declares {n_decl} rows", "max_rows")
+            budget.items(k_decl, lineno, "declares")
+            if n_decl * (p_decl + k_decl) > budget.limits.max_cells:
+                raise budget.refuse(
+                    lineno,
+                    f"declares {n_decl} rows of {p_decl} features and {k_decl} labels",
+                    "max_cells",
+                )
             continue
         linenos.append(lineno)
         texts.append(text)
+        budget.rows(len(texts), lineno)
     if header is None:
         raise DataFormatError(source, None, "empty file (no 'n_samples,n_features,n_labels' line)")
     n, p, k = header
@@ -173,6 +200,17 @@ def read_label_ranking_csv(
         values = np.array(rows, dtype=np.float64).reshape(len(rows), width)
         linenos, texts = kept_lines, kept_texts
 
+    nonfinite = ~np.isfinite(values[:, :p]).all(axis=1) & finite_features
+    if nonfinite.any():
+        for i in np.flatnonzero(nonfinite):
+            j = int(np.flatnonzero(~np.isfinite(values[i, :p]))[0])
+            tok = texts[i].split(",")[j].strip()
+            problems.bad(
+                linenos[i], texts[i], f"feature {j + 1} ({tok!r}) is NaN, infinite or missing"
+            )
+        values = values[~nonfinite]
+        linenos = [ln for ln, bad in zip(linenos, nonfinite, strict=True) if not bad]
+        texts = [t for t, bad in zip(texts, nonfinite, strict=True) if not bad]
     X = values[:, :p]
     Yf = values[:, p:]
     filled = np.where(np.isnan(Yf), 0.0, Yf)

@@ -14,12 +14,15 @@ and visualization of navigation patterns on a web site", Data Mining and Knowled
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 
+from rankclust._limits import InputLimits
 from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
+    _Budget,
     _Problems,
     _read_bytes,
     _source_name,
@@ -58,6 +61,7 @@ def read_msnbc(
     max_rows: int | None = None,
     strict: bool = True,
     encoding: str = "ascii",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> Rankings:
     """Read ``msnbc990928.seq`` as chains: each user's categories in first-visit order.
 
@@ -73,6 +77,10 @@ def read_msnbc(
         :class:`~rankclust.io.DataFormatError` naming its line; if False such lines are
         skipped and reported in one :class:`~rankclust.io.MalformedLinesWarning`.
     encoding : str, default="ascii"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, categories, rows x categories);
+        default: :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment
+        variables. A file beyond one is refused before the rank matrix is allocated.
 
     Returns
     -------
@@ -99,7 +107,8 @@ def read_msnbc(
         raise ValueError(f"max_rows must be >= 0, got {max_rows}")
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
-    data = _read_bytes(path_or_file)
+    budget = _Budget(source, limits)
+    data = _read_bytes(path_or_file, budget.limits)
     if isinstance(data, str):  # a text stream: non-ASCII characters end up as bad bytes
         data = data.encode("utf-8")
     mark = data.find(_SEQ_MARK)
@@ -108,6 +117,7 @@ def read_msnbc(
             source, None, f"no {_SEQ_MARK.decode()!r} line: not an MSNBC .seq file"
         )
     names: list[str] | None = None
+    names_line = None
     for k, raw in enumerate(data[:mark].split(b"\n"), start=1):
         try:
             line = raw.decode(encoding).strip()
@@ -117,10 +127,12 @@ def read_msnbc(
             ) from None
         if line and not line.startswith("%"):
             names = line.split()
+            names_line = k
             break
     if not names:
         raise DataFormatError(source, None, "no category names before the sequences")
     m = len(names)
+    budget.items(m, names_line, "names")
     eol = data.find(b"\n", mark)
     body_start = len(data) if eol < 0 else eol + 1
     first_line = data.count(b"\n", 0, body_start) + 1  # line number of the first body line
@@ -131,6 +143,8 @@ def read_msnbc(
         np.frombuffer(body, dtype=np.uint8), m, max_rows, first_line, body, problems
     )
     problems.warn(stacklevel=2)
+    budget.rows(n_rows, None)
+    budget.cells(n_rows, m, None)  # before the n_rows x m rank matrix
     # Build the Rankings in blocks of rows: its validation needs several n-by-m temporaries.
     bounds = np.searchsorted(row_of_token, np.arange(0, n_rows + _BLOCK, _BLOCK))
     parts = []

@@ -17,14 +17,16 @@ Beware ``apa_1980/APA_rankings.csv``: despite its ``dim1_obj<j>`` header it hold
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from rankclust._limits import InputLimits
 from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
+    _Budget,
     _iter_lines,
     _Problems,
     _source_name,
@@ -57,6 +59,8 @@ def _cell(field: str, missing: int) -> int | None:
     """-1 for a missing entry, the integer otherwise, None when malformed."""
     if field.lower() in _MISSING_TEXT:
         return -1
+    if len(field) > 40:  # no integer below 2**62 is written with more characters
+        return None
     try:
         v = float(field)
         iv = int(v)
@@ -100,13 +104,15 @@ def _read_int_table(
     missing: int,
     problems: _Problems,
     encoding: str,
+    budget: _Budget,
 ) -> tuple[list[str] | None, list[int], list[str], np.ndarray]:
     """Parse a rectangular table of integers.
 
     Returns the header fields (or None), line numbers and texts of the data rows, and an
     int64 array in which every missing entry (``missing``, empty, ``NA``, ``nan``) is -1 and
     ``missing`` itself never appears (other negative values are malformed). Rows with a
-    wrong field count or a non-integer value are reported through ``problems``.
+    wrong field count or a non-integer value are reported through ``problems``. The number
+    of columns, of rows and of cells are checked against ``budget`` as they grow.
     """
     head: list[str] | None = None
     width: int | None = None
@@ -114,12 +120,13 @@ def _read_int_table(
     texts: list[str] = []
     rows: list[list[int]] = []
     first = True
-    for lineno, text in _iter_lines(path_or_file, encoding, problems):
+    for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
         if not text.strip():
             continue
         fields = [f.strip() for f in text.split(delimiter)]
         if first:
             first = False
+            budget.items(len(fields), lineno, "has columns for")
             is_header = (
                 header
                 if header is not None
@@ -142,6 +149,8 @@ def _read_int_table(
         linenos.append(lineno)
         texts.append(text)
         rows.append(row)
+        budget.rows(len(rows), lineno)
+        budget.cells(len(rows), width or 0, lineno)
     arr = np.array(rows, dtype=np.int64).reshape(len(rows), width or 0)
     return head, linenos, texts, arr
 
@@ -158,6 +167,7 @@ def read_orderings_csv(
     delimiter: str = ",",
     strict: bool = True,
     encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> Rankings:
     """Read a CSV file of orderings: column ``p`` = the item at position ``p``, best first.
 
@@ -184,6 +194,9 @@ def read_orderings_csv(
         ``ValueError``) naming it; if False it is skipped and reported in one
         :class:`~rankclust.io.MalformedLinesWarning`.
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, items, rows x items); default:
+        :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment variables.
 
     Returns
     -------
@@ -193,7 +206,8 @@ def read_orderings_csv(
     ------
     DataFormatError
         A row with the wrong number of fields, a non-integer, an item out of range or
-        repeated, a filled position after an unfilled one.
+        repeated, a filled position after an unfilled one; always, before allocating: a file
+        (or ``n_items``) beyond one of the ``limits``.
 
     Notes
     -----
@@ -211,6 +225,7 @@ def read_orderings_csv(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
+    budget = _Budget(source, limits)
     _, linenos, texts, orders = _read_int_table(
         path_or_file,
         header=header,
@@ -218,10 +233,12 @@ def read_orderings_csv(
         missing=missing,
         problems=problems,
         encoding=encoding,
+        budget=budget,
     )
     n, width = orders.shape
     if n_items is None:
         n_items = len(items) if items is not None else width
+    budget.cells(n, n_items, None, "needs")  # before the n x n_items rank matrix
     offset = 1 if one_based else 0
     filled = orders >= 0
     item = np.where(filled, orders - offset, -1)
@@ -273,6 +290,7 @@ def read_ranks_csv(
     delimiter: str = ",",
     strict: bool = True,
     encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> Rankings:
     """Read a CSV file of rank vectors: column ``j`` = the rank of item ``j`` (1 = best).
 
@@ -291,6 +309,9 @@ def read_ranks_csv(
     strict : bool, default=True
         Raise on a malformed line (naming it) or, if False, skip and report it.
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, items, rows x items); default:
+        :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment variables.
 
     Returns
     -------
@@ -320,6 +341,7 @@ def read_ranks_csv(
         missing=missing,
         problems=problems,
         encoding=encoding,
+        budget=_Budget(source, limits),
     )
     neg = (vals == 0).any(axis=1)  # a 0 that is not the missing marker
     for i in np.flatnonzero(neg):
@@ -337,6 +359,7 @@ def read_rankcluster_csv(
     kind: str = "subset",
     strict: bool = True,
     encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> list[Rankings]:
     """Read a Rankcluster CSV: several rank vectors per row, header ``dim<d>_obj<j>``.
 
@@ -346,6 +369,9 @@ def read_rankcluster_csv(
     kind : {"subset", "top"}, default="subset"
     strict : bool, default=True
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, items, rows x items); default:
+        :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment variables.
 
     Returns
     -------
@@ -368,7 +394,9 @@ def read_rankcluster_csv(
     >>> [d.shape for d in dims]
     [(1, 2), (1, 1)]
     """
-    R = read_ranks_csv(path_or_file, kind=kind, header=True, strict=strict, encoding=encoding)
+    R = read_ranks_csv(
+        path_or_file, kind=kind, header=True, strict=strict, encoding=encoding, limits=limits
+    )
     source = _source_name(path_or_file)
     groups: dict[int, list[int]] = {}
     objs: dict[int, list[str]] = {}

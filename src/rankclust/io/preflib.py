@@ -26,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from rankclust._limits import InputLimits
 from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
     SkippedLine,
-    _check_matrix_size,
+    _Budget,
     _iter_lines,
     _Problems,
     _source_name,
@@ -44,6 +45,10 @@ __all__ = ["PREFLIB_DATA_TYPES", "PreflibMetadata", "read_preflib", "write_prefl
 PREFLIB_DATA_TYPES = ("soc", "soi", "toc", "toi")
 
 _NAME_KEY = re.compile(r"ALTERNATIVE NAME (\d+)\Z")
+# Longest integer token read: int() of more digits is slow (and refused past 4300 digits).
+_MAX_DIGITS = 18
+# Largest count: counts become float64 weights, exact up to 2**53.
+_MAX_COUNT = 2**53
 # Header fields the writer computes from the data (never copied from ``metadata``).
 _COMPUTED = ("DATA TYPE", "NUMBER ALTERNATIVES", "NUMBER VOTERS", "NUMBER UNIQUE ORDERS")
 _DEFAULT_HEADER = (
@@ -109,7 +114,9 @@ class _Bad(Exception):
 def _parse_int(token: str, what: str) -> int:
     t = token.strip()
     if not t.isdigit() or not t.isascii():
-        raise _Bad(f"{what} {token.strip()!r} is not a non-negative integer")
+        raise _Bad(f"{what} {t[:40]!r} is not a non-negative integer")
+    if len(t.lstrip("0")) > _MAX_DIGITS:
+        raise _Bad(f"{what} {t[:20]}... has {len(t)} digits (too large)")
     return int(t)
 
 
@@ -212,6 +219,7 @@ def read_preflib(
     strict: bool = True,
     encoding: str = "utf-8",
     return_metadata: bool = False,
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> Rankings | tuple[Rankings, PreflibMetadata]:
     """Read a PrefLib ``.soc``/``.soi``/``.toc``/``.toi`` file (gzip-compressed or not).
 
@@ -233,6 +241,10 @@ def read_preflib(
         Text encoding of the file.
     return_metadata : bool, default=False
         Also return a :class:`PreflibMetadata`.
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, alternatives, rows x alternatives);
+        default: :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment
+        variables.
 
     Returns
     -------
@@ -249,9 +261,11 @@ def read_preflib(
         not an integer, out of range or repeated; an empty entry, unbalanced braces or a
         line cut short; a tie in a ``soc``/``soi`` file or an incomplete order in a
         ``soc``/``toc`` file; bytes that are not valid in ``encoding``; a metadata line
-        after the data; a declared total that disagrees with the data (strict mode); a
-        number of alternatives whose rank matrix would exceed
-        :data:`rankclust.io.MAX_RANK_MATRIX_BYTES` (always, before allocating it).
+        after the data; a declared total that disagrees with the data (strict mode); a count
+        above 2**53 or a number of more than 18 digits. Always, even with ``strict=False``
+        and before allocating: a file beyond one of the ``limits`` (more bytes, order lines,
+        alternatives declared, named or ranked, or rows x alternatives than allowed), and
+        corrupt gzip data.
 
     See Also
     --------
@@ -283,6 +297,8 @@ def read_preflib(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
+    budget = _Budget(source, limits)
+    max_items = budget.limits.max_items
 
     header: dict[str, str] = {}
     header_line: dict[str, int] = {}
@@ -306,7 +322,7 @@ def read_preflib(
             problems.bad(lineno, text, str(exc))
             return None
 
-    for lineno, text in _iter_lines(path_or_file, encoding, problems):
+    for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
         stripped = text.strip()
         if not stripped:
             continue
@@ -316,7 +332,12 @@ def read_preflib(
             elif stripped.isdigit() and stripped.isascii():
                 # the old format: number of alternatives on the first line
                 old_format = True
+                if len(stripped) > _MAX_DIGITS:
+                    raise DataFormatError(
+                        source, lineno, "the number of alternatives is too large"
+                    )
                 m = int(stripped)
+                budget.items(m, lineno, "declares")
                 old_names_left = m
                 state = "old_names" if m > 0 else "old_totals"
                 continue
@@ -333,7 +354,10 @@ def read_preflib(
             value = value[1:] if value.startswith(" ") else value
             mname = _NAME_KEY.match(key)
             if mname:
-                idx = int(mname.group(1))
+                digits = mname.group(1)
+                if len(digits) > _MAX_DIGITS or int(digits) > max_items:
+                    raise budget.refuse(lineno, f"names alternative {digits[:20]}", "max_items")
+                idx = int(digits)
                 if idx in names:
                     problems.bad(lineno, text, f"alternative {idx} is named twice")
                     continue
@@ -347,6 +371,8 @@ def read_preflib(
             header_line[key] = lineno
             if key == "NUMBER ALTERNATIVES":
                 m = header_int(key, value, lineno, text)
+                if m is not None:  # refuse before any order is parsed (or allocated)
+                    budget.items(m, lineno, "declares")
             elif key == "NUMBER VOTERS":
                 declared_voters = header_int(key, value, lineno, text)
             elif key == "NUMBER UNIQUE ORDERS":
@@ -399,21 +425,28 @@ def read_preflib(
             continue
         sep = "," if old_format else ":"
         count_s, found, body = stripped.partition(sep)
+        # a ballot ranks each alternative once: more entries than the limit cannot fit
+        budget.items(body.count(",") + 1, lineno, "ranks")
         try:
             if not found:
                 raise _Bad("expected 'count,order'" if old_format else "expected 'count: order'")
             count = _parse_int(count_s, "count")
             if count < 1:
                 raise _Bad(f"count {count} is not a positive integer")
+            if count > _MAX_COUNT:
+                raise _Bad(f"count {count} is larger than 2**53 (not exact as a float64 weight)")
             order = _parse_order(body, m)
             if m is not None:
                 _check_type(order, data_type, m)
         except _Bad as exc:
             problems.bad(lineno, text, str(exc))
             continue
+        if m is None and order[0]:
+            budget.items(max(order[0]) + 1, lineno, "uses")
         orders.append(order)
         counts.append(count)
         order_lines.append(lineno)
+        budget.rows(len(orders), lineno)
 
     if m is None:  # no declared number of alternatives: the largest one seen
         m = max((max(o[0]) + 1 for o in orders), default=0)
@@ -433,12 +466,8 @@ def read_preflib(
 
     # A few bytes can declare (or name) 10**9 alternatives: refuse before allocating.
     declared = "NUMBER ALTERNATIVES" in header_line
-    _check_matrix_size(
-        source,
-        header_line.get("NUMBER ALTERNATIVES"),
-        len(orders),
-        m,
-        "declares" if declared else "uses",
+    budget.cells(
+        len(orders), m, header_line.get("NUMBER ALTERNATIVES"), "declares" if declared else "uses"
     )
 
     items: tuple[str, ...] | None = None

@@ -21,14 +21,15 @@ Responses", KDD 2003, pp. 583-588.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rankclust._limits import InputLimits
 from rankclust.io._common import (
     DataFormatError,
     PathOrFile,
-    _check_matrix_size,
+    _Budget,
     _iter_lines,
     _Problems,
     _source_name,
@@ -78,9 +79,10 @@ SUSHI_ITEM_FEATURES = (
 
 
 def _ints(tokens: Sequence[str]) -> list[int] | None:
+    """The tokens as non-negative integers (of at most 18 digits), None if one is not."""
     out = []
     for t in tokens:
-        if not (t.isdigit() and t.isascii()):
+        if not (t.isdigit() and t.isascii()) or len(t.lstrip("0")) > 18:
             return None
         out.append(int(t))
     return out
@@ -93,6 +95,7 @@ def read_sushi_order(
     items: Sequence[str] | None = None,
     strict: bool = True,
     encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> Rankings:
     """Read a SUSHI ``.order`` file (``sushi3a.5000.10.order`` or ``sushi3b.5000.10.order``).
 
@@ -109,6 +112,9 @@ def read_sushi_order(
         ``ValueError``) naming the line; if False it is skipped and reported in one
         :class:`~rankclust.io.MalformedLinesWarning`.
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows, items, rows x items); default:
+        :class:`~rankclust.io.InputLimits` with the ``RANKCLUST_MAX_*`` environment variables.
 
     Returns
     -------
@@ -119,9 +125,9 @@ def read_sushi_order(
     ------
     DataFormatError
         A header that is not ``<n_items> 1``; a line whose length field disagrees with its
-        number of items, with a non-integer token, an item out of range or repeated; a
-        declared number of items whose rank matrix would exceed
-        :data:`rankclust.io.MAX_RANK_MATRIX_BYTES` (before allocating it).
+        number of items, with a non-integer token (or one of more than 18 digits), an item
+        out of range or repeated; always, before allocating: a file beyond one of the
+        ``limits``.
 
     Notes
     -----
@@ -139,9 +145,10 @@ def read_sushi_order(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
+    budget = _Budget(source, limits)
     m: int | None = None
     orders: list[list[int]] = []
-    for lineno, text in _iter_lines(path_or_file, encoding, problems):
+    for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
         tokens = text.split()
         if m is None:
             vals = _ints(tokens)
@@ -150,6 +157,7 @@ def read_sushi_order(
                     source, lineno, f"expected the header '<n_items> 1', got {text[:60]!r}"
                 )
             m = vals[0]
+            budget.items(m, lineno, "declares")
             continue
         if not tokens:
             continue
@@ -170,10 +178,11 @@ def read_sushi_order(
             problems.bad(lineno, text, "an item appears more than once")
             continue
         orders.append(order)
+        budget.rows(len(orders), lineno)
     if m is None:
         raise DataFormatError(source, None, "empty file (no '<n_items> 1' header)")
     problems.warn(stacklevel=2)
-    _check_matrix_size(source, 1, len(orders), m, "declares")  # before allocating
+    budget.cells(len(orders), m, 1, "declares")  # before allocating
     ranks = np.full((len(orders), m), -1, dtype=np.int64)
     for i, order in enumerate(orders):
         ranks[i, order] = np.arange(len(order))
@@ -181,10 +190,17 @@ def read_sushi_order(
 
 
 def _read_table(
-    path_or_file: PathOrFile, n_cols: int, problems: _Problems, encoding: str, what: str
+    path_or_file: PathOrFile,
+    n_cols: int,
+    problems: _Problems,
+    encoding: str,
+    what: str,
+    limits: InputLimits | Mapping[str, int] | None,
 ) -> tuple[list[int], list[list[str]]]:
-    linenos, rows = [], []
-    for lineno, text in _iter_lines(path_or_file, encoding, problems):
+    budget = _Budget(problems.source, limits)
+    linenos: list[int] = []
+    rows: list[list[str]] = []
+    for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
         if not text.strip() or text.lstrip().startswith("#"):
             continue
         fields = text.split("\t")
@@ -193,13 +209,18 @@ def _read_table(
             continue
         rows.append(fields)
         linenos.append(lineno)
+        budget.rows(len(rows), lineno)
     if not rows and not problems.skipped:
         raise DataFormatError(problems.source, None, f"no {what} rows")
     return linenos, rows
 
 
 def read_sushi_udata(
-    path_or_file: PathOrFile, *, strict: bool = True, encoding: str = "utf-8"
+    path_or_file: PathOrFile,
+    *,
+    strict: bool = True,
+    encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read ``sushi3.udata``: user IDs and user features.
 
@@ -209,6 +230,8 @@ def read_sushi_udata(
     strict : bool, default=True
         Raise on a malformed line (naming it) or, if False, skip and report it.
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows); see :class:`~rankclust.io.InputLimits`.
 
     Returns
     -------
@@ -229,7 +252,7 @@ def read_sushi_udata(
     """
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
-    linenos, rows = _read_table(path_or_file, 11, problems, encoding, "user")
+    linenos, rows = _read_table(path_or_file, 11, problems, encoding, "user", limits)
     out = []
     for lineno, fields in zip(linenos, rows, strict=True):
         vals = _ints([f.strip() for f in fields])
@@ -243,7 +266,11 @@ def read_sushi_udata(
 
 
 def read_sushi_idata(
-    path_or_file: PathOrFile, *, strict: bool = True, encoding: str = "utf-8"
+    path_or_file: PathOrFile,
+    *,
+    strict: bool = True,
+    encoding: str = "utf-8",
+    limits: InputLimits | Mapping[str, int] | None = None,
 ) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Read ``sushi3.idata``: IDs, Japanese names and features of the 100 items of set B.
 
@@ -254,6 +281,8 @@ def read_sushi_idata(
         Raise on a malformed line (naming it) or, if False, skip and report it. Item IDs
         must be ``0, 1, 2, ...`` in file order.
     encoding : str, default="utf-8"
+    limits : InputLimits or mapping of str to int, optional
+        Override the input limits (bytes read, rows); see :class:`~rankclust.io.InputLimits`.
 
     Returns
     -------
@@ -270,7 +299,7 @@ def read_sushi_idata(
     """
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
-    linenos, rows = _read_table(path_or_file, 9, problems, encoding, "item")
+    linenos, rows = _read_table(path_or_file, 9, problems, encoding, "item", limits)
     ids, names, feats = [], [], []
     for k, (lineno, fields) in enumerate(zip(linenos, rows, strict=True)):
         text = "\t".join(fields)

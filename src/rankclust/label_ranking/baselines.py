@@ -286,7 +286,7 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
             else self.estimator
         )
         self.scaler_ = MinMaxScaler().fit(X)
-        Z = self.scaler_.transform(X)
+        Z = self._scaled(X)
         ranks = R.ranks
         m = R.n_items
         self.estimators_ = {}
@@ -305,10 +305,21 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
         self.n_items_ = m
         return self
 
+    def _scaled(self, X: np.ndarray) -> np.ndarray:
+        """Min-max scaled features; a column of (nearly) constant training values becomes 0.
+
+        MinMaxScaler leaves such a column unscaled (range below 10 eps), so a feature
+        multiplied by 1e-300 reaches liblinear as subnormal numbers, on which its solver never
+        converges (a hang, not an error). The column carries no information: zero it.
+        """
+        Z = self.scaler_.transform(X)
+        Z[:, self.scaler_.data_range_ < 10 * np.finfo(np.float64).eps] = 0.0
+        return Z
+
     def predict_pairwise(self, X: Any) -> np.ndarray:
         """``P[i, a, b]`` = probability that label ``a`` is above ``b`` for row ``i``."""
         X = validate_predict_data(self, X)
-        Z = self.scaler_.transform(X)
+        Z = self._scaled(X)
         m = self.n_items_
         P = np.zeros((Z.shape[0], m, m))
         for (a, b), clf in self.estimators_.items():

@@ -89,7 +89,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, _check_weight_total, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
@@ -480,7 +480,9 @@ def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
 
 
 def _total_weights(R: Rankings, sw: np.ndarray) -> np.ndarray:
-    w = R.weights * sw
+    with np.errstate(over="ignore"):
+        w = R.weights * sw
+    _check_weight_total(w)  # (a total of inf would make every average NaN)
     if not w.sum() > 0:
         raise ValueError("the weights of the rankings sum to zero")
     return w

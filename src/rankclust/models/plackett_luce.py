@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust._param_validation import Interval, ValidatedParamsMixin
 from rankclust._typing import RandomStateLike, RankingsLike
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, _check_weight_total, check_rankings
 
 __all__ = [
     "ChoiceStages",
@@ -536,7 +536,9 @@ def fit_scores(
         if z.shape != (m,) or not np.isfinite(z).all():
             raise ValueError(f"init must be {m} finite log-worths, got shape {z.shape}")
         z = z - z.mean()
-    row_w = stages.row_weights(sample_weight)
+    with np.errstate(over="ignore"):
+        row_w = stages.row_weights(sample_weight)
+    _check_weight_total(row_w)  # (a total of inf would make the MM updates NaN)
     if not row_w.sum() > 0:
         raise ValueError("the rankings have zero total weight")
     if m == 1:
