@@ -38,6 +38,7 @@ def restart_agreement(
     best: int,
     *,
     rtol: float = RESTART_RTOL,
+    rows: np.ndarray | None = None,
 ) -> tuple[int, int]:
     """``(n_agreeing, n_near)`` of the starts of a fit (the best one included).
 
@@ -51,6 +52,9 @@ def restart_agreement(
         Index of the kept start.
     rtol : float
         A start is *near* when ``|objective - best| <= rtol * max(1, |best|)``.
+    rows : ndarray of bool, optional
+        Compare the partitions on these rows only: rows whose cluster is arbitrary (a chain
+        of fewer than two items is equally far from every centre) are left out.
 
     Returns
     -------
@@ -62,8 +66,13 @@ def restart_agreement(
     obj = np.asarray(objectives, dtype=np.float64)
     ref = obj[best]
     near = np.flatnonzero(np.abs(obj - ref) <= rtol * max(1.0, abs(ref)))
-    ref_labels = labels_of(best)
-    agreeing = sum(1 for i in near if i == best or same_partition(labels_of(i), ref_labels))
+
+    def part(i: int) -> np.ndarray:
+        labels = np.asarray(labels_of(i))
+        return labels if rows is None else labels[rows]
+
+    ref_labels = part(best)
+    agreeing = sum(1 for i in near if i == best or same_partition(part(i), ref_labels))
     return int(agreeing), int(near.size)
 
 
@@ -73,8 +82,9 @@ def warn_if_disagree(name: str, n_agreeing: int, n_near: int, n_init: int) -> No
         warnings.warn(
             f"{name}: {n_near - n_agreeing} of {n_init} starts reached the best objective "
             f"(relative difference <= {RESTART_RTOL:g}) with a different partition, so the "
-            "clustering depends on the seed; see n_init_agreeing_ and compare fits with "
-            "other random_state values or a larger n_init",
+            "clustering depends on the seed (n_init_agreeing_); compare fits with other "
+            "seeds (random_state, CLI --random-state) or use more starts (n_init, CLI "
+            "--n-init)",
             ConvergenceWarning,
             stacklevel=3,
         )

@@ -440,9 +440,10 @@ array-like of shape (n,), default="random_partition"
         ``0..n_clusters_-1`` is used by :attr:`labels_`.
     n_init_agreeing_ : int
         Runs whose error is within a relative ``1e-6`` of the best and whose partition
-        equals the best one up to relabelling (the best included). When a run as good as
-        the best found another partition, a ``ConvergenceWarning`` says that the clustering
-        depends on the seed.
+        equals the best one up to relabelling (the best included; chains of fewer than two
+        items, whose cluster is arbitrary, are not compared). When a run as good as the best
+        found another partition, a ``ConvergenceWarning`` says that the clustering depends
+        on the seed.
     n_items_ : int
 
     See Also
@@ -592,8 +593,13 @@ array-like of shape (n,), default="random_partition"
             runs.append(self._lloyd(ex, blocks, sizes, sw_blocks, labels0))
         i_best = int(np.argmin([run[3] for run in runs]))  # the first of equal errors
         labels, C, X, err, n_iter, converged = runs[i_best]
+        # a chain of fewer than two items is at distance 0 from every centroid: its cluster
+        # is arbitrary and does not count as a disagreement
         self.n_init_agreeing_, n_near = restart_agreement(
-            [run[3] for run in runs], lambda i: np.concatenate(ex.gather(runs[i][0])), i_best
+            [run[3] for run in runs],
+            lambda i: np.concatenate(ex.gather(runs[i][0])),
+            i_best,
+            rows=None if R_mem is None else R_mem.lengths >= 2,
         )
         warn_if_disagree("ChainKMeans", self.n_init_agreeing_, n_near, n_runs)
         if not converged:

@@ -325,8 +325,9 @@ class KOMeans(
         with an :class:`~rankclust.exceptions.EmptyClusterWarning`).
     n_init_agreeing_ : int
         Restarts whose objective is within a relative ``1e-6`` of the best and whose
-        partition equals the best one up to relabelling (the best included); a restart as
-        good as the best with another partition gives a ``ConvergenceWarning``.
+        partition equals the best one up to relabelling (the best included; orders of fewer
+        than two items, whose cluster is arbitrary, are not compared); a restart as good as
+        the best with another partition gives a ``ConvergenceWarning``.
     n_items_ : int
 
     See Also
@@ -444,8 +445,10 @@ class KOMeans(
             runs.append(self._single_run(data, labels0))
         i_best = int(np.argmin([run[2] for run in runs]))  # the first of equal objectives
         labels, pos, err, n_iter, converged = runs[i_best]
+        # an order of fewer than two items is equally far from every centre: its cluster is
+        # arbitrary and does not count as a disagreement
         self.n_init_agreeing_, n_near = restart_agreement(
-            [run[2] for run in runs], lambda i: runs[i][0], i_best
+            [run[2] for run in runs], lambda i: runs[i][0], i_best, rows=R.lengths >= 2
         )
         warn_if_disagree("KOMeans", self.n_init_agreeing_, n_near, self.n_init)
         if not converged:
