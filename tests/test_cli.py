@@ -362,6 +362,35 @@ def test_significance(capsys, tmp_path, orderings_csv):
     assert (plots / "randomization_test.png").is_file()
 
 
+def test_significance_tests_ballots_as_ballots(capsys, tmp_path, preflib_file):
+    # top-t ballots: the default method is the mixture, fitted to the ballots as ballots
+    js = tmp_path / "sig.json"
+    code, out, err = run(
+        capsys, "significance", preflib_file, "-k", 2, "--n-samples", 3, "--n-steps", 200,
+        "--n-init", 1, "--random-state", 0, "--json", js,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "--method mixture" in err and "p-value" in out
+    assert json.loads(js.read_text())["method"] == "mixture"
+
+
+@pytest.mark.parametrize("method", ["chains", "komeans"])
+def test_significance_refuses_chain_methods_on_ballots_at_once(capsys, preflib_file, method):
+    code, _, err = run(capsys, "significance", preflib_file, "-k", 2, "--method", method)
+    assert_one_line_error(code, err, "--method mixture", "--kind subset", "list one candidate")
+    assert "with_kind" not in err  # the CLI names its options, not Python methods
+    assert "drawing" not in err  # refused before any sampling
+
+
+def test_significance_refuses_ties_before_sampling(capsys, tmp_path):
+    path = tmp_path / "tied.csv"
+    path.write_text("".join(["3,1,2\n", "1,1,2\n"] * 4))  # 1-based ranks; row 2 ties
+    code, _, err = run(
+        capsys, "significance", path, "-k", 2, "--kind", "subset", "--format", "ranks"
+    )
+    assert_one_line_error(code, err, "ranking 2", "ties")
+
+
 # ---------------------------------------------------------------------------- label ranking
 def _available(family, name):
     try:

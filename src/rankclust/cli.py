@@ -1156,13 +1156,47 @@ def cmd_ordinal(args: argparse.Namespace, console: _Console) -> int:
     return EXIT_OK
 
 
+def _check_significance_input(method: Method, R: Any, path: str) -> None:
+    """Kind, ties and size of the swap test's data, checked before any fit or sampling."""
+    if R.kind == "top" and method.kinds is not None and "top" not in method.kinds:
+        short = R.lengths <= 1
+        n_short, total = float(R.weights[short].sum()), float(R.weights.sum())
+        raise CLIError(
+            f"method {method.name!r} clusters chains, but {path} was read as top-t ballots "
+            "(kind 'top'); test the ballots as ballots with --method mixture or --method "
+            "pl-mixture, or pass --kind subset to read them as chains (then the "
+            f"{n_short:g} of {total:g} ballots that list one candidate carry no information)"
+        )
+    _check_kind(method, R)
+    tied = np.flatnonzero(R.has_ties)
+    if tied.size:
+        raise CLIError(
+            f"{path}: ranking {int(tied[0]) + 1} has tied items; the randomisation test "
+            "swaps adjacent items and needs rankings without ties"
+        )
+    w = R.weights
+    if not np.allclose(w, np.round(w)):
+        raise CLIError(f"{path}: the randomisation test needs whole-number ballot counts")
+    limit = _input_limits().max_rows
+    if w.sum() > limit:
+        raise CLIError(
+            f"{path}: the randomisation test moves single ballots and would expand the "
+            f"{w.sum():.0f} ballots row by row, more than the limit of {limit} rows "
+            "(RANKCLUST_MAX_ROWS)"
+        )
+
+
 def cmd_significance(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import result_dict
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
-    method, cls = _resolve_method("cluster", args.method)
-    _check_kind(method, R)
+    # ballots are tested as ballots, chains as chains
+    name = args.method or ("mixture" if R.kind == "top" else "chains")
+    method, cls = _resolve_method("cluster", name)
+    _check_significance_input(method, R, args.file)
     _check_k(args.k, R.n_rankings)
+    if args.method is None:
+        console.info(f"kind {R.kind!r}: testing with --method {name}")
     try:
         from rankclust.cluster import randomization_test
         from rankclust.cluster._base import objective_of
@@ -1579,10 +1613,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("significance", parents=[rank_input, fit_opts, common],
                        help="randomisation test: is the clustering better than chance?",
                        description="Fit on the data and on random data sets with the same "
-                                   "pair counts (swap MCMC, Ukkonen 2011) and report the p-value.")  # fmt: skip
+                                   "pair counts (swap MCMC, Ukkonen 2011) and report the p-value. "
+                                   "Top-t ballots keep their listed candidates and their top-t "
+                                   "pair counts, and are fitted as ballots.")  # fmt: skip
     p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
-    p.add_argument("--method", default="chains", metavar="METHOD",
-                   help=f"one of {cluster_names} (default chains)")  # fmt: skip
+    p.add_argument("--method", default=None, metavar="METHOD",
+                   help=f"one of {cluster_names} (default: chains for chains, mixture for "
+                        "top-t ballots)")  # fmt: skip
     p.add_argument(
         "--n-samples", type=_pos_int, default=99, help="random data sets h (default 99)"
     )

@@ -366,3 +366,64 @@ def test_works_with_a_mixture_model():
     )
     assert res.null_distribution.shape == (4,) and np.isfinite(res.statistic)
     assert res.pvalue in {0.2, 0.4, 0.6, 0.8, 1.0}
+
+
+def _top_pair_counts(D):
+    """``C[u, v]`` = ballots ranking u above v, listed or implied (listed above unlisted)."""
+    r = np.where(D.ranks >= 0, D.ranks, D.n_items)  # unlisted: below every listed item
+    listed = D.ranks >= 0
+    above = (r[:, :, None] < r[:, None, :]) & listed[:, :, None]
+    return (D.weights[:, None, None] * above).sum(axis=0)
+
+
+def _ballots():
+    rng = np.random.default_rng(3)
+    rows = []
+    for _ in range(60):
+        order = rng.permutation(5)
+        rows.append(order[: rng.integers(1, 5)].tolist())  # 1 to 4 candidates listed
+    return Rankings.from_orderings(rows, n_items=5, kind="top")
+
+
+def test_top_ballots_are_tested_as_ballots():
+    # the swaps keep every ballot's listed set, hence the implied pairs: the null data sets
+    # keep the top-t pair counts, and the estimator is fitted to kind="top" data
+    from rankclust.cluster import MallowsMixture
+
+    R = _ballots()
+    seen = []
+
+    class _Spy(_Probe):
+        def fit(self, D):
+            seen.append(D)
+            self.objective_ = 0.0
+            return self
+
+    res = randomization_test(
+        _Spy(R), R, n_samples=5, n_steps=3000, random_state=0, return_samples=True
+    )
+    assert all(D.kind == "top" for D in seen) and len(seen) == 6
+    assert res.acceptance_rate > 0
+    want = _top_pair_counts(R)
+    moved = False
+    for D in res.samples:
+        assert D.kind == "top"
+        np.testing.assert_array_equal(_top_pair_counts(D), want)
+        # the multiset of listed sets (with counts) is unchanged; one-candidate ballots stay
+        sets = Counter()
+        for row, w in zip(D.to_orderings(), D.weights, strict=True):
+            sets[frozenset(row)] += w
+        assert sets == Counter(frozenset(r) for r in R.to_orderings())
+        moved |= sorted(map(tuple, D.expand().to_orderings())) != sorted(
+            map(tuple, R.to_orderings())
+        )
+    assert moved
+    res = randomization_test(
+        MallowsMixture(2, n_init=2, random_state=0), R, n_samples=3, n_steps=500, random_state=0
+    )
+    assert np.isfinite(res.statistic) and res.null_distribution.shape == (3,)
+
+
+def test_chain_clusterers_still_refuse_top_ballots():
+    with pytest.raises(ValueError, match="kind='top'"):
+        randomization_test(ChainKMeans(2, n_init=1), _ballots(), n_samples=2, n_steps=10)

@@ -8,6 +8,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 
 from rankclust import Rankings
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.models.plackett_luce import choice_stages, loglik_rows
 from rankclust.supervised import PrototypePLMixture, make_circle, pl_mixture
 from rankclust.supervised.pl_mixture import (
@@ -268,8 +269,13 @@ def test_relative_prototype_step_is_invariant_to_the_feature_scale(scale):
     np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(b.nll_curve_, a.nll_curve_, rtol=1e-6)
     c = PrototypePLMixture(3, prototype_step="absolute", **kw).fit(X, Y)
-    d = PrototypePLMixture(3, prototype_step="absolute", **kw).fit(scale * X, Y)
-    assert not np.allclose(d.prototypes_, scale * c.prototypes_, rtol=1e-3)
+    with warnings.catch_warnings():
+        # the unscaled steps may leave a cluster without a nearest instance (dropped)
+        warnings.simplefilter("ignore", EmptyClusterWarning)
+        d = PrototypePLMixture(3, prototype_step="absolute", **kw).fit(scale * X, Y)
+    assert d.prototypes_.shape != c.prototypes_.shape or not np.allclose(
+        d.prototypes_, scale * c.prototypes_, rtol=1e-3
+    )
 
 
 @pytest.mark.parametrize("sigma", [3.0, 0.3, 0.02])

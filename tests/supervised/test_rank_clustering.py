@@ -105,3 +105,18 @@ def test_clone_and_validation():
         RankClusteringTree(clusterer="ebms").fit(np.zeros((3, 1)), [[1, 2]] * 3)
     with pytest.raises(ValueError, match="tied"):
         RankClusteringTree(1).fit(np.zeros((2, 1)), [[1, 1], [1, 2]])
+
+
+def test_a_stage1_ranking_no_leaf_carries_is_dropped_and_renumbered():
+    # vehicle, K=2, seed 1: k-o'means returns two clusters with the same central order, so
+    # the tree can carry only one of them (issue #17: an empty cluster was returned)
+    from rankclust.datasets import load_label_ranking
+    from rankclust.exceptions import EmptyClusterWarning
+
+    X, Y = load_label_ranking("vehicle")
+    with pytest.warns(EmptyClusterWarning, match="n_clusters_=1"):
+        est = RankClusteringTree(2, clusterer="komeans", random_state=1).fit(X, Y)
+    assert est.n_clusters_ == 1 and len(est.central_rankings_) == 1
+    assert np.all(est.labels_ == 0) and np.all(est.fit_labels_ == 0)
+    assert np.all(est.tree_.value == 0)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)

@@ -178,3 +178,54 @@ def test_prune_is_reproducible_and_the_seed_reaches_tie_breaking():
     roots = {RankTree(3, mode="prune", random_state=s).fit(X, Y).label_ranking_tree_.feature_[0]
              for s in range(8)}  # fmt: skip
     assert roots == {0, 2}
+
+
+# ---------------------------------------------------------------- no silent empty cluster
+def test_iterate_reseeds_a_ranking_no_leaf_carries():
+    # glass, K=3, seed 0 left cluster 0 empty before re-seeding (issue #17)
+    import warnings
+
+    from rankclust.datasets import load_label_ranking
+    from rankclust.exceptions import EmptyClusterWarning
+
+    X, Y = load_label_ranking("glass")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EmptyClusterWarning)
+        est = RankTree(3, random_state=0).fit(X, Y)
+    assert est.n_clusters_ == 3 and len(est.central_rankings_) == 3
+    assert np.all(np.bincount(est.labels_, minlength=3) > 0)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_fewer_rankings_than_clusters_is_warned_and_renumbered():
+    from rankclust.exceptions import EmptyClusterWarning
+
+    X = np.r_[np.zeros((10, 1)), np.ones((10, 1))]
+    Y = [[1, 2]] * 10 + [[2, 1]] * 10  # two labels: only 2! = 2 rankings for K = 3
+    with pytest.warns(EmptyClusterWarning, match="n_clusters_=2"):
+        est = RankTree(3, random_state=0, validation_fraction=None).fit(X, Y)
+    assert est.n_clusters_ == 2
+    assert set(np.unique(est.labels_)) == {0, 1}
+    assert est.tree_.value.max() < 2 and est.tree_.value.min() >= 0
+
+
+def test_remap_tree_values_gives_dropped_internal_nodes_their_leftmost_leaf():
+    from rankclust.supervised._base import remap_tree_values
+    from rankclust.supervised._ktree import KTree
+
+    tree = KTree()
+    # node 0 splits into leaf 1 and node 2, which splits into leaves 3 and 4
+    feat = np.array([0, -1, 0, -1, -1])
+    left, right = np.array([1, -1, 3, -1, -1]), np.array([2, -1, 4, -1, -1])
+    value = np.array([1, 2, 1, 0, 2])  # ranking 1 is carried by no leaf
+    tree._store(feat, np.zeros(5), left, right, value, np.zeros(5), np.ones(5, dtype=np.int64))
+    remap = np.array([0, -1, 1])
+    remap_tree_values(tree, remap)
+    np.testing.assert_array_equal(tree.value, [1, 1, 0, 0, 1])
+
+
+def test_n_init_agreeing_counts_starts_with_the_best_partition():
+    X, Y, _ = blobs(20, p_missing=0.0, seed=2)
+    est = RankTree(3, n_init=4, random_state=0).fit(X, Y)
+    assert 1 <= est.n_init_agreeing_ <= 4
+    assert RankTree(3, mode="prune").fit(X, Y).n_init_agreeing_ == 1

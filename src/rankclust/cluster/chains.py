@@ -37,6 +37,7 @@ from rankclust._dask import (
     map_method,
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.cluster._base import (
     RankingsInputMixin,
     chain_orders,
@@ -44,6 +45,7 @@ from rankclust.cluster._base import (
     fix_empty_clusters,
     trusted_rankings,
 )
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings
 
 __all__ = ["ChainKMeans", "chain_centroid", "chain_cost", "chain_distance"]
@@ -395,7 +397,8 @@ array-like of shape (n,), default="random_partition"
     empty_cluster : {"reseed", "drop"}, default="reseed"
         What to do when a cluster loses all its chains: ``"reseed"`` moves the chain farthest
         from its centroid into it; ``"drop"`` removes the cluster (the paper's implementation;
-        :attr:`n_clusters_` then reports the effective K, and a ``RuntimeWarning`` says so).
+        :attr:`n_clusters_` then reports the effective K, and an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`, a ``RuntimeWarning``, says so).
     embedding_max_rankings : int, default=20000
         Size guard of ``init="graph"`` (the graph embedding is n x n).
     verbose : int, default=0
@@ -432,7 +435,15 @@ array-like of shape (n,), default="random_partition"
     n_iter_ : int
         Lloyd iterations of the kept run.
     n_clusters_ : int
-        Number of non-empty clusters (< ``n_clusters`` only with ``empty_cluster="drop"``).
+        Number of non-empty clusters (< ``n_clusters`` only with ``empty_cluster="drop"``,
+        with an :class:`~rankclust.exceptions.EmptyClusterWarning`); every label in
+        ``0..n_clusters_-1`` is used by :attr:`labels_`.
+    n_init_agreeing_ : int
+        Runs whose error is within a relative ``1e-6`` of the best and whose partition
+        equals the best one up to relabelling (the best included; chains of fewer than two
+        items, whose cluster is arbitrary, are not compared). When a run as good as the best
+        found another partition, a ``ConvergenceWarning`` says that the clustering depends
+        on the seed.
     n_items_ : int
 
     See Also
@@ -572,17 +583,25 @@ array-like of shape (n,), default="random_partition"
             ]
         rng = check_random_state(self.random_state)
         n_runs = 1 if user_labels is not None else self.n_init
-        best = None
+        runs = []
         for _ in range(n_runs):
             labels0 = (
                 user_labels
                 if user_labels is not None
                 else self._initial_labels(ex, blocks, sizes, m, R_mem, w, rng)
             )
-            run = self._lloyd(ex, blocks, sizes, sw_blocks, labels0)
-            if best is None or run[3] < best[3]:
-                best = run
-        labels, C, X, err, n_iter, converged = best
+            runs.append(self._lloyd(ex, blocks, sizes, sw_blocks, labels0))
+        i_best = int(np.argmin([run[3] for run in runs]))  # the first of equal errors
+        labels, C, X, err, n_iter, converged = runs[i_best]
+        # a chain of fewer than two items is at distance 0 from every centroid: its cluster
+        # is arbitrary and does not count as a disagreement
+        self.n_init_agreeing_, n_near = restart_agreement(
+            [run[3] for run in runs],
+            lambda i: np.concatenate(ex.gather(runs[i][0])),
+            i_best,
+            rows=None if R_mem is None else R_mem.lengths >= 2,
+        )
+        warn_if_disagree("ChainKMeans", self.n_init_agreeing_, n_near, n_runs)
         if not converged:
             warnings.warn(
                 f"ChainKMeans did not converge in max_iter={self.max_iter} iterations; "
@@ -611,9 +630,10 @@ array-like of shape (n,), default="random_partition"
         self.n_items_ = m
         if self.n_clusters_ < K:
             warnings.warn(
-                f"{K - self.n_clusters_} of {K} clusters became empty and were dropped "
-                "(empty_cluster='drop'); n_clusters_ is the effective number",
-                RuntimeWarning,
+                f"ChainKMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
+                f"dropped (empty_cluster='drop'); n_clusters_={self.n_clusters_} is the "
+                "effective number",
+                EmptyClusterWarning,
                 stacklevel=2,
             )
         return self

@@ -36,6 +36,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.cluster._base import (
     RankingsInputMixin,
     chain_orders,
@@ -43,6 +44,7 @@ from rankclust.cluster._base import (
     fix_empty_clusters,
     trusted_rankings,
 )
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings
 
 __all__ = ["KOMeans", "central_order_ebc", "central_order_tmse"]
@@ -304,7 +306,8 @@ class KOMeans(
     max_iter : int, default=100
     empty_cluster : {"reseed", "drop"}, default="reseed"
         ``"reseed"`` moves the chain with the largest dissimilarity to its centre into an empty
-        cluster; ``"drop"`` removes the cluster (:attr:`n_clusters_` reports the effective K).
+        cluster; ``"drop"`` removes the cluster (:attr:`n_clusters_` reports the effective K,
+        and an :class:`~rankclust.exceptions.EmptyClusterWarning` says so).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -318,6 +321,13 @@ class KOMeans(
         Alias of :attr:`objective_`.
     n_iter_ : int
     n_clusters_ : int
+        Number of non-empty clusters (< ``n_clusters`` only with ``empty_cluster="drop"``,
+        with an :class:`~rankclust.exceptions.EmptyClusterWarning`).
+    n_init_agreeing_ : int
+        Restarts whose objective is within a relative ``1e-6`` of the best and whose
+        partition equals the best one up to relabelling (the best included; orders of fewer
+        than two items, whose cluster is arbitrary, are not compared); a restart as good as
+        the best with another partition gives a ``ConvergenceWarning``.
     n_items_ : int
 
     See Also
@@ -425,17 +435,22 @@ class KOMeans(
         rng = check_random_state(self.random_state)
         data = _OrderData(R, sw)
         kendall = self.metric == "kendall"
-        best = None
+        runs = []
         for _ in range(self.n_init):
             if self.init == "k-means++":
                 seeds = _kmeanspp_orders(data, K, kendall, rng)
                 labels0 = _nearest_seed_labels(data, seeds, kendall, rng)
             else:
                 labels0 = rng.randint(K, size=n).astype(np.int64)
-            run = self._single_run(data, labels0)
-            if best is None or run[2] < best[2]:
-                best = run
-        labels, pos, err, n_iter, converged = best
+            runs.append(self._single_run(data, labels0))
+        i_best = int(np.argmin([run[2] for run in runs]))  # the first of equal objectives
+        labels, pos, err, n_iter, converged = runs[i_best]
+        # an order of fewer than two items is equally far from every centre: its cluster is
+        # arbitrary and does not count as a disagreement
+        self.n_init_agreeing_, n_near = restart_agreement(
+            [run[2] for run in runs], lambda i: runs[i][0], i_best, rows=R.lengths >= 2
+        )
+        warn_if_disagree("KOMeans", self.n_init_agreeing_, n_near, self.n_init)
         if not converged:
             warnings.warn(
                 f"KOMeans did not converge in max_iter={self.max_iter} iterations",
@@ -449,6 +464,14 @@ class KOMeans(
         self.n_iter_ = n_iter
         self.n_clusters_ = pos.shape[0]
         self.n_items_ = R.n_items
+        if self.n_clusters_ < K:
+            warnings.warn(
+                f"KOMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
+                f"dropped (empty_cluster='drop'); n_clusters_={self.n_clusters_} is the "
+                "effective number",
+                EmptyClusterWarning,
+                stacklevel=2,
+            )
         return self
 
     def _centers(self, data: _OrderData, labels: np.ndarray, K: int) -> np.ndarray:

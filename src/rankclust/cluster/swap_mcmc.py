@@ -303,7 +303,9 @@ def randomization_test(
         log-likelihood pass ``greater_is_better=True``. The estimator's ``random_state`` is
         kept as given (a fixed seed gives the same initialisations on every data set).
     R : Rankings or array-like
-        Chains (``kind="subset"``, no ties).
+        Chains (``kind="subset"``, no ties), or top-t ballots (``kind="top"``, no ties; see
+        Notes). The estimator must accept this kind (:class:`ChainKMeans` and
+        :class:`KOMeans` take chains only; the mixtures take both).
     n_samples : int, default=99
         Number h of random data sets.
     n_steps : int, optional
@@ -326,6 +328,19 @@ def randomization_test(
 
     Notes
     -----
+    **Top-t ballots.** A swap exchanges ``u v`` (adjacent) in one list with ``v u`` (adjacent)
+    in another: every list keeps its set of listed items, so every "listed before unlisted"
+    pair a top-t list implies is kept, and the listed-before-listed pair counts are kept as
+    for chains. The random data sets therefore keep, exactly, the number of ballots, every
+    ballot's length and listed candidates, and the top-t pair counts
+    ``C(u, v) = #{ballots ranking u above v, listed or implied}`` (hence the Borda scores);
+    a one-candidate ballot is never changed. The sampling is done on the lists as chains and
+    each random data set is handed to the estimator as ``kind="top"`` again, as distinct
+    ballots with their counts (weighted data give the fit of the expanded data), so a top-t
+    model (e.g. :class:`MallowsMixture`) is fitted to ballots read as ballots. What the
+    null does not keep: how often a candidate is listed *first* (positions are not pair
+    counts), so a clustering that only reflects first-preference shares is not credited.
+
     Complexity: (h + 1) fits plus O((h + 1) s log m) sampling time.
 
     References
@@ -342,11 +357,21 @@ def randomization_test(
     >>> res.pvalue
     0.1
     """
-    R = check_chains(R)
+    # top-t ballots are sampled as chains (the swaps keep each list's item set, hence every
+    # implied pair) and fitted as ballots again (Notes)
+    top = isinstance(R, Rankings) and R.kind == "top"
+    R = check_chains(R.with_kind("subset") if top else R)
     if R.is_weighted:
         R = R.expand()
+
+    def as_fitted(D: Rankings) -> Rankings:
+        # ballots: fitted as distinct ballots with their counts (the same fit as the expanded
+        # data, DESIGN.md section 1, and much faster: a few hundred distinct top-t lists)
+        return D.with_kind("top").unique()[0] if top else D
+
     rng = check_random_state(random_state)
-    observed = objective_of(clone(estimator).fit(R), R, statistic)
+    R_fit = as_fitted(R)
+    observed = objective_of(clone(estimator).fit(R_fit), R_fit, statistic)
     s = default_n_steps(R) if n_steps is None else int(n_steps)
     if method not in ("besag_clifford", "serial"):
         raise ValueError(f"method must be 'besag_clifford' or 'serial', got {method!r}")
@@ -363,9 +388,17 @@ def randomization_test(
             smp.run(s)
             proposed += smp.n_steps_
             accepted += smp.n_accepted_
-            samples.append(smp.rankings())
+            samples.append(as_fitted(smp.rankings()))
     else:
-        samples = [check_chains(D, name="samples[i]", n_items=R.n_items) for D in samples]
+        samples = [
+            check_chains(
+                D.with_kind("subset") if isinstance(D, Rankings) else D,
+                name="samples[i]",
+                n_items=R.n_items,
+            )
+            for D in samples
+        ]
+        samples = [as_fitted(D) for D in samples]
         if not samples:
             raise ValueError("samples must hold at least one data set")
 

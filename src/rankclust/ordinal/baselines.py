@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal.constraints import check_pairs
-from rankclust.ordinal.m2sorc import _assign, _mirror_is_canonical
+from rankclust.ordinal.m2sorc import _assign, _mirror_is_canonical, note_empty_clusters
 
 __all__ = ["CPCMMC", "CPMMC", "SMMCPC", "WSVORC", "MPCKMeans"]
 
@@ -121,6 +121,10 @@ class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+    empty_clusters_ : ndarray of int64
+        Clusters in ``0..n_clusters-1`` that ``labels_`` leaves empty (reported with an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`, not renumbered: ``predict``
+        may still return them).
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
     metrics_ : ndarray of shape (n_clusters, n_features)
         Diagonals of the per-cluster metrics.
@@ -193,6 +197,7 @@ class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
             warnings.warn("MPCKMeans did not converge", ConvergenceWarning, stacklevel=2)
         self.labels_, self.cluster_centers_, self.metrics_ = labels, centers, metrics
         self.objective_, self.n_iter_ = objective, n_iter
+        note_empty_clusters(self, self.n_clusters)
         return self
 
     def _fit_once(self, X, ml, cl, rng):
@@ -335,6 +340,10 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+    empty_clusters_ : ndarray of int64
+        Clusters in ``0..n_clusters-1`` that ``labels_`` leaves empty (reported with an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`, not renumbered: ``predict``
+        may still return them).
     coef_ : ndarray of shape (n_clusters, n_features_out)
     objective_ : float
     n_iter_ : int
@@ -421,6 +430,7 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         if not converged:
             warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
         self.coef_, self.labels_, self.objective_, self.n_iter_ = W, labels, objective, n_iter
+        note_empty_clusters(self, self.n_clusters)
         return self
 
     def _fit_once(self, Phi, ml, cl, rng):
@@ -624,6 +634,9 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         Robust weights v of the kept run.
     objective_ : float
     n_iter_ : int
+    empty_clusters_ : ndarray of int64
+        Clusters in ``0..n_clusters-1`` that ``labels_`` leaves empty (non-empty only when
+        ``degenerate_``; not renumbered: ``predict`` may still return them).
     degenerate_ : bool
         True when every start ended with an empty cluster (a warning is emitted).
 
@@ -724,6 +737,7 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         self.sample_weight_ = best["v"]
         self.objective_, self.n_iter_ = best["objective"], best["n_iter"]
         self.degenerate_ = bool(best["degenerate"])
+        note_empty_clusters(self, k, warned=self.degenerate_)
         return self
 
     def _fit_once(self, Phi, rng):
@@ -891,6 +905,10 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+    empty_clusters_ : ndarray of int64
+        Clusters in ``0..n_clusters-1`` that ``labels_`` leaves empty (reported with an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`, not renumbered: ``predict``
+        may still return them).
     coef_ : ndarray of shape (n_clusters, n_features_out)
     objective_ : float
         Non-convex objective of the kept run.
@@ -987,6 +1005,7 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
             warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
         self.coef_, self.objective_, self.n_iter_ = W, objective, n_iter
         self.labels_ = (Phi @ W.T).argmax(1)
+        note_empty_clusters(self, self.n_clusters)
         return self
 
     def _convex_step(self, Phi, ml, cl, lin, W):

@@ -45,6 +45,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal._qp import solve_slack_qp
 from rankclust.ordinal.constraints import check_pairs
@@ -133,6 +134,26 @@ def _objective(w: NDArray, a: NDArray, pairs: NDArray, b: NDArray, C1: float, C2
 #     c1 a_{s1} + c2 a_{s2} + gam b_tau + const <= slack_unit,
 # where a = Phi w, and a unit is a sample (margin rows, weight C1) or a pair (ranking rows, C2).
 # ----------------------------------------------------------------------------------------------
+
+
+def note_empty_clusters(est, k: int, *, warned: bool = False) -> None:
+    """Set ``est.empty_clusters_`` (the levels ``labels_`` leaves empty); warn if any.
+
+    The clusters of the ordinal package are *levels* (intervals of a projection, or the
+    hyperplanes a ``predict`` arg-maxes over): a level without training samples is part of
+    the fitted model and ``predict`` may return it, so it is reported, not renumbered.
+    ``warned``: a warning naming empty clusters was already emitted (``degenerate_``).
+    """
+    counts = np.bincount(np.asarray(est.labels_, dtype=np.int64), minlength=k)
+    est.empty_clusters_ = np.flatnonzero(counts == 0)
+    if est.empty_clusters_.size and not warned:
+        warnings.warn(
+            f"{type(est).__name__}: cluster(s) {est.empty_clusters_.tolist()} of n_clusters={k} "
+            "hold no training sample (see empty_clusters_); try another random_state, more "
+            "n_init or fewer clusters",
+            EmptyClusterWarning,
+            stacklevel=3,
+        )
 
 
 @dataclass
@@ -529,6 +550,9 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     degenerate_ : bool
         True when every start ended degenerate (w = 0, an empty cluster, or one cluster holding
         more than 1 - 1/k of the data); a warning is emitted.
+    empty_clusters_ : ndarray of int64
+        Levels in ``0..k-1`` that no training sample falls in (kept: they are intervals of
+        the projection that ``predict`` may return); non-empty only with a warning.
     n_features_in_ : int
 
     Notes
@@ -690,6 +714,7 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         self.objective_per_init_ = np.array([r.objective for r in runs])
         self.degenerate_ = best.degenerate
         self.labels_ = _assign(Phi @ w, b)
+        note_empty_clusters(self, self.n_clusters, warned=best.degenerate)
         return self
 
     def fit_predict(self, X: ArrayLike, y=None, *, pairs: ArrayLike | None = None) -> NDArray:

@@ -9,10 +9,16 @@
   paper's "Mallows") or the Plackett-Luce model.
 * :func:`distances_to_centers` -- the normalised Kendall distance of every ranking to every
   central ranking, the matrix all the tree learners and the training loss are built from.
+* :func:`used_clusters`, :func:`remap_tree_values` and
+  ``SupervisedClusteringMixin._warn_fewer_clusters`` -- no estimator of the package returns an
+  empty cluster: clusters that no training instance reaches under the feature rule are
+  removed, the others renumbered ``0..n_clusters_-1``, with an
+  :class:`~rankclust.exceptions.EmptyClusterWarning`.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,6 +27,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from rankclust.consensus import generalized_borda
 from rankclust.distances import pairwise_distances
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.models.mallows import estimate_center
 from rankclust.models.plackett_luce import fit_scores
 from rankclust.rankings import Rankings, check_rankings
@@ -31,7 +38,9 @@ __all__ = [
     "central_ranking",
     "distances_to_centers",
     "positions_from_scores",
+    "remap_tree_values",
     "training_loss",
+    "used_clusters",
 ]
 
 #: Central-ranking rules: ``"mallows"`` (modified Borda plus the most-probable-extension
@@ -135,6 +144,34 @@ def training_loss(D: np.ndarray, assign: np.ndarray, informative: np.ndarray) ->
     return float(vals[informative].mean())
 
 
+def used_clusters(labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The clusters ``labels`` uses and the renumbering that drops the others.
+
+    Returns ``keep`` (sorted indices of the non-empty clusters) and ``remap`` of shape
+    ``(n_clusters,)``: ``remap[keep[j]] = j``, ``-1`` for an empty cluster.
+    """
+    counts = np.bincount(np.asarray(labels, dtype=np.int64), minlength=n_clusters)
+    keep = np.flatnonzero(counts > 0)
+    remap = np.full(n_clusters, -1, dtype=np.int64)
+    remap[keep] = np.arange(keep.size)
+    return keep, remap
+
+
+def remap_tree_values(tree: Any, remap: np.ndarray) -> None:
+    """Renumber the rankings a KTree's nodes carry (in place) after empty clusters are dropped.
+
+    Every leaf carries a kept ranking (a leaf holds training instances). An internal node
+    whose own ranking was dropped -- it only says what the node would carry as a leaf --
+    takes the ranking of its leftmost leaf. Nodes are numbered depth-first, so children come
+    after their parent and one reverse sweep sees them first.
+    """
+    value = remap[tree.value]
+    for node in range(len(value) - 1, -1, -1):
+        if value[node] < 0:
+            value[node] = value[tree.left[node]]
+    tree.value = value
+
+
 def check_n_clusters(n_clusters: Any, n: int) -> int:
     if n_clusters > n:
         raise ValueError(f"n_clusters={n_clusters} is larger than the number of samples n={n}")
@@ -166,6 +203,17 @@ class SupervisedClusteringMixin:
     def _fit_scaler(self, X: np.ndarray, standardize: bool) -> np.ndarray:
         self.scaler_ = StandardScaler().fit(X) if standardize else None
         return X if self.scaler_ is None else self.scaler_.transform(X)
+
+    def _warn_fewer_clusters(self, n_requested: int, why: str) -> None:
+        """:class:`EmptyClusterWarning` when ``n_clusters_`` is below ``n_requested``."""
+        if self.n_clusters_ < n_requested:
+            warnings.warn(
+                f"{type(self).__name__}: {n_requested - self.n_clusters_} of n_clusters="
+                f"{n_requested} clusters would have been empty ({why}); returning "
+                f"n_clusters_={self.n_clusters_} clusters, numbered 0..{self.n_clusters_ - 1}",
+                EmptyClusterWarning,
+                stacklevel=3,
+            )
 
     def _set_centers(self, centers: np.ndarray) -> None:
         self.central_rankings_ = Rankings._from_trusted(np.asarray(centers, dtype=np.int64))

@@ -20,10 +20,12 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.supervised._base import (
     SupervisedClusteringMixin,
     central_ranking,
     check_n_clusters,
+    used_clusters,
 )
 
 __all__ = ["FeatureKMeansRanking", "NaiveKMeans", "OneRank"]
@@ -139,6 +141,13 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
     labels_ : ndarray of int64, shape (n,)
         Nearest centroid of each training instance.
     n_clusters_ : int
+        ``n_clusters``, or fewer (with an :class:`~rankclust.exceptions.EmptyClusterWarning`)
+        when there are fewer distinct feature vectors than clusters: k-means then leaves
+        clusters empty and only the used ones are kept.
+    n_init_agreeing_ : int
+        k-means starts whose inertia is within a relative ``1e-6`` of the best and whose
+        partition equals the best one up to relabelling (the best included); a start as good
+        as the best with another partition gives a ``ConvergenceWarning``.
     n_items_ : int
     n_features_in_ : int
     scaler_ : StandardScaler or None
@@ -212,17 +221,25 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
         K = check_n_clusters(self.n_clusters, X.shape[0])
         rng = check_random_state(self.random_state)
         Xt = self._fit_scaler(X, self.standardize)
-        km = KMeans(K, n_init=self.n_init, max_iter=self.max_iter, random_state=rng).fit(Xt)
+        km = _kmeans_restarts(self, Xt, K, rng)
         labels = km.labels_.astype(np.int64)
+        keep, _ = used_clusters(labels, K)
+        if keep.size < K:
+            # k-means leaves a cluster empty only with fewer distinct points than K: keep the
+            # used centroids (one Lloyd pass from them returns the same partition)
+            km = KMeans(keep.size, init=km.cluster_centers_[keep], n_init=1,
+                        max_iter=self.max_iter).fit(Xt)  # fmt: skip
+            labels = km.labels_.astype(np.int64)
         method = _CENTER[self.ranking_model]
         overall = central_ranking(Y, method=method)
-        centers = np.empty((K, Y.n_items), dtype=np.int64)
-        for k in range(K):
+        centers = np.empty((keep.size, Y.n_items), dtype=np.int64)
+        for k in range(keep.size):
             sel = labels == k
             centers[k] = central_ranking(Y[sel], method=method, fallback=overall)
         self.cluster_centers_ = km.cluster_centers_
         self._kmeans = km
         self._set_centers(centers)
+        self._warn_fewer_clusters(K, "fewer distinct feature vectors than clusters")
         self.labels_ = labels
         return self
 
@@ -263,7 +280,14 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
         Nearest feature-part centroid of each training instance (the feature rule; the
         k-means labels in the augmented space are ``fit_labels_``).
     fit_labels_ : ndarray of int64, shape (n,)
-    n_clusters_, n_items_, n_features_in_, scaler_
+    n_clusters_ : int
+        Clusters returned. A cluster whose feature-part centroid is no training instance's
+        nearest would be empty under the feature rule: it is dropped (with an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`), the others renumbered, and
+        ``fit_labels_`` then is the nearest kept centroid in the augmented space.
+    n_init_agreeing_ : int
+        As in :class:`FeatureKMeansRanking` (k-means in the augmented space).
+    n_items_, n_features_in_, scaler_
 
     Notes
     -----
@@ -335,25 +359,55 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
         Xt = self._fit_scaler(X, self.standardize)
         pos = rank_position_features(Y.ranks, self.partial_positions)
         Z = np.hstack([Xt, self.rank_weight * pos])
-        km = KMeans(K, n_init=self.n_init, max_iter=self.max_iter, random_state=rng).fit(Z)
+        km = _kmeans_restarts(self, Z, K, rng)
         d = Xt.shape[1]
-        centers_r = km.cluster_centers_[:, d:]
+        centroids = km.cluster_centers_
+        # a centroid whose feature part is nobody's nearest is an empty cluster under the
+        # feature rule: drop it; the k-means labels then use the nearest kept centroid
+        keep, _ = used_clusters(_nearest_centroid(Xt, centroids[:, :d]), K)
+        centroids = centroids[keep]
+        centers_r = centroids[:, d:]
         # smallest mean position first; stable sort = lower label index on ties
         order = np.argsort(centers_r, axis=1, kind="stable")
         central = np.empty_like(order)
         np.put_along_axis(central, order, np.arange(Y.n_items), axis=1)
-        self.cluster_centers_ = km.cluster_centers_
-        self._feature_centers = np.ascontiguousarray(km.cluster_centers_[:, :d])
-        self.fit_labels_ = km.labels_.astype(np.int64)
+        self.cluster_centers_ = centroids
+        self._feature_centers = np.ascontiguousarray(centroids[:, :d])
+        self.fit_labels_ = (
+            km.labels_.astype(np.int64) if keep.size == K else _nearest_centroid(Z, centroids)
+        )
         self._set_centers(central.astype(np.int64))
+        self._warn_fewer_clusters(
+            K, "no training instance has their centroid nearest in feature space"
+        )
         self.labels_ = self._predict_cluster(Xt)
         return self
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
-        # squared distances to the feature part of the centroids; lowest index on ties
-        c = self._feature_centers
-        d2 = (X**2).sum(axis=1)[:, None] - 2.0 * X @ c.T + (c**2).sum(axis=1)[None, :]
-        return np.argmin(d2, axis=1).astype(np.int64)
+        return _nearest_centroid(X, self._feature_centers)
+
+
+def _nearest_centroid(X: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Nearest row of ``c`` (squared Euclidean distance; lowest index on ties)."""
+    d2 = (X**2).sum(axis=1)[:, None] - 2.0 * X @ c.T + (c**2).sum(axis=1)[None, :]
+    return np.argmin(d2, axis=1).astype(np.int64)
+
+
+def _kmeans_restarts(est: Any, Z: np.ndarray, K: int, rng: np.random.RandomState) -> KMeans:
+    """k-means++ k-means from ``est.n_init`` starts (one ``KMeans(n_init=1)`` each); the best.
+
+    The starts draw from ``rng`` as one ``KMeans(n_init=est.n_init)`` would. Sets
+    ``est.n_init_agreeing_`` and warns when a start as good as the best has another partition.
+    """
+    fits = [
+        KMeans(K, n_init=1, max_iter=est.max_iter, random_state=rng).fit(Z)
+        for _ in range(est.n_init)
+    ]
+    inertia = [km.inertia_ for km in fits]
+    i_best = int(np.argmin(inertia))
+    est.n_init_agreeing_, n_near = restart_agreement(inertia, lambda i: fits[i].labels_, i_best)
+    warn_if_disagree(type(est).__name__, est.n_init_agreeing_, n_near, est.n_init)
+    return fits[i_best]
 
 
 def rank_position_features(ranks: np.ndarray, partial_positions: str = "observed") -> np.ndarray:

@@ -58,6 +58,7 @@ from rankclust.supervised._base import (
     distances_to_centers,
     positions_from_scores,
     training_loss,
+    used_clusters,
 )
 
 __all__ = ["PrototypePLMixture"]
@@ -433,7 +434,8 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
     labels_ : ndarray of int64, shape (n,)
         Cluster of the nearest prototype of every training instance.
     responsibilities_ : ndarray of shape (n, n_clusters_)
-        ``h_nk`` of the last epoch of the returned model.
+        ``h_nk`` of the last epoch of the returned model (rows renormalised over the kept
+        clusters when a cluster was dropped).
     train_loss_ : float
         Training loss_LR (on all N rows) of the returned model.
     nll_curve_, loss_curve_ : list of float
@@ -450,7 +452,11 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         number of epochs of the refit on all rows.
     sigma0_, sigma_ : float
         Initial and final kernel width.
-    n_clusters_, n_items_, n_features_in_, scaler_
+    n_clusters_ : int
+        Clusters returned. A cluster none of whose prototypes is nearest to a training
+        instance would be empty: it is dropped with its prototypes (an
+        :class:`~rankclust.exceptions.EmptyClusterWarning`) and the others renumbered.
+    n_items_, n_features_in_, scaler_
 
     Notes
     -----
@@ -637,11 +643,22 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.prototypes_ = run["protos"]
-        self.prototype_cluster_ = run["cluster"]
-        self.scores_ = run["Z"]
-        self.responsibilities_ = run["H"]
-        self._set_centers(positions_from_scores(run["Z"]))
+        protos, cluster, Z, H = run["protos"], run["cluster"], run["Z"], run["H"]
+        # a cluster none of whose prototypes is nearest to a training instance is empty
+        # under the assignment rule: drop it with its prototypes, renumber the others
+        keep, remap = used_clusters(_nearest(Xt, protos, cluster), K)
+        if keep.size < K:
+            mine = remap[cluster] >= 0
+            protos, cluster, Z = protos[mine], remap[cluster[mine]], Z[keep]
+            H = H[:, keep]
+            total = H.sum(axis=1, keepdims=True)
+            H = np.divide(H, total, out=np.full_like(H, 1.0 / keep.size), where=total > 0)
+        self.prototypes_ = protos
+        self.prototype_cluster_ = cluster
+        self.scores_ = Z
+        self.responsibilities_ = H
+        self._set_centers(positions_from_scores(Z))
+        self._warn_fewer_clusters(K, "none of their prototypes is nearest to a training instance")
         self.train_loss_ = run["loss"]
         self.sigma0_ = float(run["sigma0"])
         self.sigma_ = float(run["sigma"])

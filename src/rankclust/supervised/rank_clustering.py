@@ -39,6 +39,8 @@ from rankclust.supervised._base import (
     check_n_clusters,
     distances_to_centers,
     positions_from_scores,
+    remap_tree_values,
+    used_clusters,
 )
 from rankclust.supervised._ktree import KTree
 
@@ -153,18 +155,27 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
     Attributes
     ----------
     central_rankings_ : Rankings of shape (n_clusters_, n_items_)
-        The stage-1 central rankings (complete). A ranking no leaf carries is an empty
-        cluster in feature space.
+        The stage-1 central rankings (complete) that a leaf of the tree carries. A stage-1
+        ranking no leaf carries (an empty cluster in feature space; e.g. two k-o'means
+        centres that coincide once completed) is dropped with an
+        :class:`~rankclust.exceptions.EmptyClusterWarning` and the others renumbered.
     fit_labels_ : ndarray of int64, shape (n,)
-        Stage-1 cluster of each training ranking.
+        Stage-1 cluster of each training ranking, in the numbering of
+        :attr:`central_rankings_`; a ranking whose stage-1 cluster was dropped gets the
+        nearest kept central ranking (raw Kendall distance, lowest index on ties).
     labels_ : ndarray of int64, shape (n,)
         Cluster of each training instance under the tree (the feature rule).
     tree_ : KTree
         Arrays ``feature``, ``threshold``, ``left``, ``right``, ``value`` (cluster of each
         node) and ``n_node_samples``.
     clusterer_ : estimator or None
-        The fitted stage-1 clusterer (None for "naive").
-    n_clusters_, n_items_, n_features_in_, scaler_
+        The fitted stage-1 clusterer (None for "naive"), in its own numbering.
+    n_clusters_ : int
+        Number of clusters returned (the stage-1 rankings the tree uses); below
+        ``n_clusters`` only with an ``EmptyClusterWarning``.
+    n_init_agreeing_ : int
+        The stage-1 clusterer's ``n_init_agreeing_`` (1 for "naive" or when it has none).
+    n_items_, n_features_in_, scaler_
 
     Notes
     -----
@@ -254,9 +265,24 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             centers, fit_labels = self._cluster_rankings(Y, K, rng)
         D = distances_to_centers(Y, centers, normalize=False)  # eq. (18): raw d_tau
         V = generalized_borda_votes(Y) if self.growth == "full" else None
-        self.tree_ = KTree(self.min_node, self.growth).fit(Xt, D, V)
+        tree = KTree(self.min_node, self.growth).fit(Xt, D, V)
+        # a stage-1 ranking no leaf carries (e.g. a duplicate of another centre) is an empty
+        # cluster in feature space: drop it, renumber the others
+        keep, remap = used_clusters(tree.predict(Xt), centers.shape[0])
+        if keep.size < centers.shape[0]:
+            remap_tree_values(tree, remap)
+            centers = centers[keep]
+            fit_labels = remap[fit_labels]
+            lost = fit_labels < 0
+            if lost.any():  # their stage-1 cluster was dropped: the nearest kept centre
+                fit_labels[lost] = np.argmin(D[lost][:, keep], axis=1)
+        self.tree_ = tree
         self._set_centers(centers)
-        self.fit_labels_ = fit_labels
+        self._warn_fewer_clusters(
+            K, "fewer distinct stage-1 rankings, or no leaf of the tree carries their ranking"
+        )
+        self.n_init_agreeing_ = getattr(self.clusterer_, "n_init_agreeing_", 1)
+        self.fit_labels_ = fit_labels.astype(np.int64)
         self.labels_ = self.tree_.predict(Xt)
         return self
 

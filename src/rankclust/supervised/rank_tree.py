@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.consensus import generalized_borda_votes
 from rankclust.rankings import Rankings
 from rankclust.supervised._base import (
@@ -34,7 +35,9 @@ from rankclust.supervised._base import (
     central_ranking,
     check_n_clusters,
     distances_to_centers,
+    remap_tree_values,
     training_loss,
+    used_clusters,
 )
 from rankclust.supervised._ktree import KTree
 
@@ -53,6 +56,33 @@ def _random_distinct_permutations(K: int, m: int, rng: np.random.RandomState) ->
             seen.add(key)
             out.append(p)
     return np.array(out, dtype=np.int64)
+
+
+def _reseed(
+    centers: np.ndarray,
+    empty: np.ndarray,
+    Y: Rankings,
+    assign: np.ndarray,
+    informative: np.ndarray,
+) -> None:
+    """Re-seed the centres ``empty`` (in place) at the rankings worst explained by theirs.
+
+    Rows are taken by decreasing normalised Kendall distance to their centre; a row whose
+    (completed) ranking is already a centre is skipped. A centre stays when no row is left.
+    """
+    far = distances_to_centers(Y, centers.copy())[np.arange(Y.n_rankings), assign]
+    far[~informative] = -1.0
+    taken = {c.tobytes() for c in centers}
+    rows = iter(np.argsort(-far, kind="stable"))
+    for k in empty:
+        for i in rows:
+            if far[i] <= 0.0:
+                return
+            seed = central_ranking(Y[i : i + 1], fallback=centers[k])
+            if seed.tobytes() not in taken:
+                taken.add(seed.tobytes())
+                centers[k] = seed
+                break
 
 
 def _node_losses_kernel(ranks, leaf, parent, node_rank, out):  # pragma: no cover
@@ -231,7 +261,15 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         ``"iterate"``: training loss after every round (of the best start).
     n_iter_ : int
     n_clusters_ : int
-        ``min(K, m!)`` for ``"iterate"`` (distinct starting rankings).
+        Number of clusters returned: the rankings the tree's leaves carry. Below
+        ``n_clusters`` (with an :class:`~rankclust.exceptions.EmptyClusterWarning`) when a
+        ranking is carried by no leaf even after re-seeding, or when ``m! < n_clusters``;
+        ``"prune"``: the distinct rankings left after pruning (never an empty cluster).
+    n_init_agreeing_ : int
+        ``"iterate"``: starts whose training loss is within a relative ``1e-6`` of the best
+        and whose partition of the training rows equals the best one up to relabelling (the
+        best included; 1 with ``n_init=1``; 1 for ``"prune"``). A start as good as the best
+        with a different partition gives a ``ConvergenceWarning``.
     n_items_, n_features_in_, scaler_
 
     Notes
@@ -248,9 +286,13 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
     row reaches is no evidence for the split (.274 instead of .264 at 60 % when ties stay).
 
     RT_iter details the paper leaves open (spec 9 C8): the K starting rankings are distinct
-    uniformly random permutations; a cluster whose leaves hold no training instance keeps its
-    ranking; rankings may coincide after a recomputation; the best model seen (by training
-    loss) is returned. The tree minimises eq. (18) with the raw Kendall distance on the
+    uniformly random permutations; a ranking that no leaf carries after a round is re-seeded
+    at the training ranking worst explained by its centre (largest normalised Kendall
+    distance; at most ``2 K`` re-seeds per start, and a round that re-seeds does not count as
+    converged), so that the next tree can use it; rankings may coincide after a
+    recomputation; the best model seen (by training loss) is returned, and a ranking that
+    none of its leaves carries is then dropped (the remaining clusters are renumbered, with
+    an :class:`~rankclust.exceptions.EmptyClusterWarning`). The tree minimises eq. (18) with the raw Kendall distance on the
     observed pairs (a ranking with few labels weighs less); the training loss_LR normalises
     each ranking by its comparable pairs; centres are recomputed with the modified Borda count
     and the most-probable-extension iteration (the paper's "Mallows"). RT_prun: the label
@@ -346,20 +388,27 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
             if 0 < n_val < X.shape[0]:
                 grow = np.ones(X.shape[0], dtype=bool)
                 grow[rng.permutation(X.shape[0])[:n_val]] = False
-        best = None
-        for _ in range(self.n_init):
-            run = self._iterate_once(X, Y, K, rng, grow)
-            if best is None or run[0] < best[0]:
-                best = run
-        loss, tree, centers, curve, n_iter, converged = best
+        runs = [self._iterate_once(X, Y, K, rng, grow) for _ in range(self.n_init)]
+        i_best = int(np.argmin([run[0] for run in runs]))  # the first of equal losses
+        loss, tree, centers, curve, n_iter, converged = runs[i_best]
         if not converged:
             warnings.warn(
                 f"RankTree(mode='iterate') did not converge in max_iter={self.max_iter} rounds",
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        self.n_init_agreeing_, n_near = restart_agreement(
+            [run[0] for run in runs], lambda i: runs[i][1].predict(X), i_best
+        )
+        warn_if_disagree("RankTree", self.n_init_agreeing_, n_near, self.n_init)
+        # a ranking no leaf carries is an empty cluster: drop it, renumber the others
+        keep, remap = used_clusters(tree.predict(X), centers.shape[0])
+        if keep.size < centers.shape[0]:
+            remap_tree_values(tree, remap)
+            centers = centers[keep]
         self.tree_ = tree
         self._set_centers(centers)
+        self._warn_fewer_clusters(K, "no leaf of the tree carries their ranking")
         self.train_loss_ = loss
         self.loss_curve_ = curve
         self.n_iter_ = n_iter
@@ -383,6 +432,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         V = generalized_borda_votes(Y) if self.growth == "full" else None
         centers = _random_distinct_permutations(K, Y.n_items, rng)
         best = (np.inf, None, None)
+        n_reseeds = 0
         curve: list[float] = []
         prev = np.inf
         converged = False
@@ -398,14 +448,22 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
                 tree.prune(X[~grow], D[~grow], keep_ties=False)
             assign = tree.predict(X)
             new = centers.copy()
-            for k in np.unique(assign):
+            present = np.unique(assign)
+            for k in present:
                 sel = assign == k
                 new[k] = central_ranking(Y[sel], fallback=centers[k])
+            # a ranking no leaf carries is re-seeded (at most 2 K times per start) at the
+            # ranking worst explained by its centre, so that the next tree may use it
+            empty = np.setdiff1d(np.arange(len(new)), present)
+            reseeded = empty.size > 0 and n_reseeds < 2 * len(new)
+            if reseeded:
+                n_reseeds += empty.size
+                _reseed(new, empty, Y, assign, informative)
             loss = training_loss(distances_to_centers(Y, new), assign, informative)
             curve.append(loss)
             if loss < best[0]:
                 best = (loss, tree, new)
-            if prev - loss <= self.tol:
+            if not reseeded and prev - loss <= self.tol:
                 converged = True
                 break
             prev = loss
@@ -454,6 +512,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
                                          informative)  # fmt: skip
         self.loss_curve_ = [self.train_loss_]
         self.n_iter_ = 1
+        self.n_init_agreeing_ = 1
         return self
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
