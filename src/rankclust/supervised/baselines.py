@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.supervised._base import (
     SupervisedClusteringMixin,
@@ -105,6 +106,11 @@ class OneRank(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return np.zeros(X.shape[0], dtype=np.int64)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if loaded.is_fitted(self):
+            self._validate_loaded_common()
 
 
 class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
@@ -228,6 +234,16 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return self._kmeans.predict(X)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, _, k = self._validate_loaded_common()
+        kmeans = loaded.estimator_attr(self, "_kmeans", KMeans, n_features=d)
+        if kmeans.cluster_centers_.shape[0] != k:
+            raise ValueError(f"_kmeans: has {kmeans.cluster_centers_.shape[0]} clusters, not {k}")
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d))
 
 
 class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
@@ -354,6 +370,15 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
         c = self._feature_centers
         d2 = (X**2).sum(axis=1)[:, None] - 2.0 * X @ c.T + (c**2).sum(axis=1)[None, :]
         return np.argmin(d2, axis=1).astype(np.int64)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, m, k = self._validate_loaded_common()
+        loaded.array_attr(self, "_feature_centers", shape=(k, d))
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d + m))
+        loaded.array_attr(self, "fit_labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 def rank_position_features(ranks: np.ndarray, partial_positions: str = "observed") -> np.ndarray:
