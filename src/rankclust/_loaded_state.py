@@ -602,6 +602,22 @@ _SKLEARN_CHECKS: dict[str, Callable[[Any], None]] = {
 }
 
 
+# fitted attributes a prediction reads, beyond those the checks above read themselves
+_SKLEARN_REQUIRED: dict[str, tuple[str, ...]] = {
+    "sklearn.cluster.KMeans": ("n_features_in_", "cluster_centers_", "_n_threads"),
+    "sklearn.cluster.MiniBatchKMeans": ("n_features_in_", "cluster_centers_", "_n_threads"),
+    "sklearn.linear_model.LogisticRegression": ("classes_",),
+    "sklearn.naive_bayes.GaussianNB": ("classes_",),
+    "sklearn.neighbors.KNeighborsClassifier": ("classes_", "_y", "outputs_2d_", "_tree"),
+    "sklearn.neighbors.KNeighborsRegressor": ("_y", "_tree"),
+    "sklearn.neighbors.NearestNeighbors": ("_tree",),
+    "sklearn.svm.LinearSVC": ("classes_",),
+    "sklearn.svm.SVC": ("classes_", "class_weight_", "_effective_probability"),
+    "sklearn.tree.DecisionTreeClassifier": ("classes_", "n_classes_", "n_outputs_", "tree_"),
+    "sklearn.tree.DecisionTreeRegressor": ("n_outputs_", "tree_"),
+}
+
+
 def check_sklearn_state(obj: Any, public_path: str) -> None:
     """Validate a loaded whitelisted scikit-learn object (``public_path`` names its class).
 
@@ -619,6 +635,8 @@ def check_sklearn_state(obj: Any, public_path: str) -> None:
             raise ValueError(f"parameters: {exc}") from None
     check_n_jobs(obj)
     if public_path == "sklearn.pipeline.Pipeline" or is_fitted(obj):
+        for name in _SKLEARN_REQUIRED.get(public_path, ()):
+            _get(obj, name)
         _SKLEARN_CHECKS[public_path](obj)
     tree = vars(obj).get("_tree")
     if isinstance(tree, dict) and "__neighbors_tree__" in tree:

@@ -58,6 +58,7 @@ import re
 import types
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -813,6 +814,7 @@ def save(model: Any, path: str | os.PathLike) -> None:
 # what a malformed archive raises from zipfile, zlib and numpy's npy header parser
 _ARCHIVE_ERRORS = (
     zipfile.BadZipFile,
+    zlib.error,
     EOFError,
     NotImplementedError,
     RuntimeError,  # an encrypted member
