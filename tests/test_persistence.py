@@ -505,3 +505,34 @@ def test_unfitted_estimator_roundtrips(tmp_path):
     est = _small_instance(cls)
     back = _roundtrip(est, tmp_path)
     assert back.get_params() == est.get_params()
+
+
+def test_registry_covers_every_estimator_and_each_has_a_validator():
+    from rankclust.persistence import RANKCLUST_CLASSES, _resolve_class
+
+    registered = {f"{cls.__module__}:{cls.__qualname__}" for _, (_, cls) in _ESTIMATORS}
+    assert registered <= RANKCLUST_CLASSES, registered - RANKCLUST_CLASSES
+    for path in RANKCLUST_CLASSES:
+        cls = _resolve_class(path)
+        assert "_validate_loaded_state" in dir(cls), path
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "rankclust.cli:subprocess.Popen",
+        "rankclust.persistence:io.FileIO",
+        "rankclust.__main__:main",
+        "rankclust.models.mallows:Mallows.__class__",
+        "rankclust.models:Mallows",  # the class, but not at its registered path
+        "sklearn.svm:SVC.__init__",
+    ],
+)
+def test_resolve_class_does_not_walk_attributes(path):
+    import sys
+
+    from rankclust.persistence import _resolve_class
+
+    with pytest.raises(ValueError, match="refusing to load class"):
+        _resolve_class(path)
+    assert "rankclust.__main__" not in sys.modules

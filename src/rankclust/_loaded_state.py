@@ -136,10 +136,13 @@ def check_array(
     finite: bool = True,
     low: float | None = None,
     high: float | None = None,
+    dtype: Any = None,
 ) -> np.ndarray:
     """Check an array value (see :func:`array_attr`); returns it."""
     if not isinstance(a, np.ndarray):
         raise ValueError(f"{name}: expected an array, got {type(a).__name__}")
+    if dtype is not None and a.dtype != np.dtype(dtype):
+        raise ValueError(f"{name}: expected dtype {np.dtype(dtype)}, got {a.dtype}")
     kinds = "iu" if kind == "i" else kind
     if a.dtype.kind not in kinds or a.dtype.fields is not None:
         raise ValueError(f"{name}: expected a {_KIND_NAMES[kind]} array, got dtype {a.dtype}")
@@ -173,6 +176,7 @@ def array_attr(
     finite: bool = True,
     low: float | None = None,
     high: float | None = None,
+    dtype: Any = None,
     optional: bool = False,
 ) -> np.ndarray | None:
     """An array attribute with the given dtype kind, shape and value range; returns it.
@@ -192,6 +196,8 @@ def array_attr(
         Refuse NaN and infinities (float arrays).
     low, high : float, optional
         Inclusive bounds on every value.
+    dtype : dtype, optional
+        The exact dtype, where compiled code (Cython, libsvm) takes no other.
     optional : bool, default=False
         Accept ``None`` (returned as is).
     """
@@ -199,7 +205,15 @@ def array_attr(
     if value is None and optional:
         return None
     return check_array(
-        value, name, kind=kind, shape=shape, ndim=ndim, finite=finite, low=low, high=high
+        value,
+        name,
+        kind=kind,
+        shape=shape,
+        ndim=ndim,
+        finite=finite,
+        low=low,
+        high=high,
+        dtype=dtype,
     )
 
 
@@ -478,6 +492,8 @@ def _sk_neighbors(obj: Any) -> None:
     n = X.shape[0]
     int_attr(obj, "n_samples_fit_", low=n, high=n)
     method = choice_attr(obj, "_fit_method", ("brute", "kd_tree", "ball_tree"))
+    # None passes scikit-learn's parameter check (radius models) but not kneighbors
+    int_attr(obj, "n_neighbors", low=1)
     for name in ("metric", "effective_metric_"):
         value = obj.metric if name == "metric" else _get(obj, name)
         if value not in KDTree.valid_metrics:
@@ -491,6 +507,11 @@ def _sk_neighbors(obj: Any) -> None:
         y = _get(obj, "_y")
         if not isinstance(y, np.ndarray) or y.ndim not in (1, 2) or y.shape[0] != n:
             raise ValueError(f"_y: expected {n} rows")
+        if "outputs_2d_" in vars(obj):
+            two_d = choice_attr(obj, "outputs_2d_", (True, False))
+            classes = _get(obj, "classes_")
+            if y.ndim != 1 + two_d or isinstance(classes, list) != two_d:
+                raise ValueError("_y, classes_: do not match outputs_2d_")
         if "classes_" in vars(obj):
             classes = _get(obj, "classes_")
             counts = [len(c) for c in classes] if isinstance(classes, list) else [len(classes)]
@@ -523,23 +544,26 @@ def _sk_svc(obj: Any) -> None:
         raise ValueError(f"kernel: {obj.kernel!r:.40} may not be loaded (named kernels only)")
     if _get(obj, "_sparse") is not False:
         raise ValueError("_sparse: models fitted on sparse data may not be loaded")
-    n_support = array_attr(obj, "_n_support", kind="i", shape=(c,), low=0)
+    # libsvm's Cython wrapper takes exactly these dtypes
+    f8, i4 = np.float64, np.int32
+    n_support = array_attr(obj, "_n_support", kind="i", shape=(c,), low=0, dtype=i4)
     n_sv = int(n_support.sum())
-    sv = array_attr(obj, "support_vectors_", shape=(n_sv, d))
-    if sv.dtype != np.float64 or not sv.flags.c_contiguous:
-        raise ValueError("support_vectors_: expected a C-contiguous float64 array")
+    sv = array_attr(obj, "support_vectors_", shape=(n_sv, d), dtype=f8)
+    if not sv.flags.c_contiguous:
+        raise ValueError("support_vectors_: expected a C-contiguous array")
     shape_fit = _get(obj, "shape_fit_")
     if not (isinstance(shape_fit, tuple) and len(shape_fit) == 2 and shape_fit[1] == d):
         raise ValueError("shape_fit_: expected (n_samples, n_features)")
     n_fit = int(shape_fit[0])
-    array_attr(obj, "support_", kind="i", shape=(n_sv,), low=0, high=max(n_fit - 1, 0))
+    array_attr(obj, "support_", kind="i", shape=(n_sv,), low=0, high=max(n_fit - 1, 0), dtype=i4)
     pairs = c * (c - 1) // 2
     for name in ("_dual_coef_", "dual_coef_"):
-        array_attr(obj, name, shape=(c - 1, n_sv))
+        array_attr(obj, name, shape=(c - 1, n_sv), dtype=f8)
     for name in ("_intercept_", "intercept_"):
-        array_attr(obj, name, shape=(pairs,))
+        array_attr(obj, name, shape=(pairs,), dtype=f8)
+    array_attr(obj, "class_weight_", shape=(c,), dtype=f8)
     for name in ("_probA", "_probB"):
-        size = array_attr(obj, name, ndim=1).shape[0]
+        size = array_attr(obj, name, ndim=1, dtype=f8).shape[0]
         if size not in (0, pairs):
             raise ValueError(f"{name}: expected 0 or {pairs} values, got {size}")
     float_attr(obj, "_gamma", low=0.0)

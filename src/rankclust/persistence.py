@@ -750,8 +750,11 @@ def _read_archive(path: str | os.PathLike, max_bytes: int) -> tuple[bytes, dict]
                 f"model.json declares {json_info.file_size} bytes, over MAX_JSON_BYTES "
                 f"({MAX_JSON_BYTES})"
             )
-        raw_json = _read_member(zf, json_info, budget)
-        npz = _read_member(zf, infos[_NPZ_MEMBER], budget)
+        try:
+            raw_json = _read_member(zf, json_info, budget)
+            npz = _read_member(zf, infos[_NPZ_MEMBER], budget)
+        except OSError as exc:  # a header offset outside the file: seek fails
+            raise _Refusal(f"corrupt archive ({exc})") from None
     arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(io.BytesIO(npz)) as inner:
         for info in inner.infolist():

@@ -18,6 +18,7 @@ import io
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -362,6 +363,200 @@ def build_cases(d: Path, *, bombs: bool = True) -> list[Case]:
 
 
 # --------------------------------------------------------------------------------------------
+# mutating valid models (hypothesis in the tests, atheris in fuzz/)
+# --------------------------------------------------------------------------------------------
+JSON_VALUES = [
+    None,
+    True,
+    -1,
+    0,
+    1,
+    2,
+    10**9,
+    -(10**9),
+    2**63,
+    1e308,
+    0.5,
+    "x",
+    "",
+    [],
+    {},
+    [1, 2],
+    {"__float__": "nan"},
+    {"__float__": "inf"},
+    {"__ndarray__": "a0"},
+    {"__function__": "rankclust.distances:kendall_distance"},
+    {"__object__": "sklearn.preprocessing:StandardScaler", "params": {}, "state": {}},
+]
+ARRAY_VALUES = [10**9, -(10**9), -1, 0, 1, 2, np.nan, np.inf, -np.inf, 1e308, -2]
+SHAPES = ["drop", "append", "transpose", "flatten", "empty", "scalar", "double"]
+DTYPES = ["float32", "int32", "int64", "float64", "bool", "uint8", "<U3", "complex128"]
+FUZZ_BASES = [
+    "LabelRankingTree",
+    "RankTree",
+    "DecisionTreeClassifier",
+    "MallowsMixture",
+    "PlackettLuceMixture",
+    "KNeighborsClassifier",
+    "SVC",
+    "IBLRPlackettLuce",
+]
+
+
+def save_fuzz_bases(d: Path) -> dict[str, tuple[Path, str]]:
+    """Save one valid model per :data:`FUZZ_BASES` name; returns ``{name: (file, input)}``."""
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+
+    from rankclust.label_ranking import IBLRPlackettLuce
+    from rankclust.persistence import save
+
+    d.mkdir(parents=True, exist_ok=True)
+    models = fitted_models()
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(40, 3)), np.arange(40) % 3
+    lrt, lrt_X = models["LabelRankingTree"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models["KNeighborsClassifier"] = (KNeighborsClassifier(3).fit(X, y), X)
+        models["SVC"] = (SVC(probability=True, random_state=0).fit(X, y), X)
+        Y = lrt.predict(lrt_X)  # complete rankings as 1-based ranks
+        models["IBLRPlackettLuce"] = (IBLRPlackettLuce(n_neighbors=5).fit(lrt_X, Y), lrt_X)
+    bases = {}
+    for name in FUZZ_BASES:
+        est, data = models[name]
+        path = d / f"{name}.zip"
+        save(est, path)
+        bases[name] = (path, str(_save_predict_input(d, name, data)))
+    return bases
+
+
+def _leaves(node, path=()):
+    """Paths of every JSON value below ``node`` (dict keys and list indices)."""
+    out = [path]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _leaves(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _leaves(v, (*path, i))
+    return out
+
+
+def _set(root, path, value):
+    node = root
+    for p in path[:-1]:
+        node = node[p]
+    node[path[-1]] = value
+
+
+def _mutate_array(a: np.ndarray, how: tuple) -> np.ndarray:
+    a = a.copy()
+    kind = how[0]
+    if a.dtype.fields and kind in ("array_value", "array_fill"):
+        # a structured array (a tree's nodes): the values of one field
+        name = list(a.dtype.fields)[how[1] % len(a.dtype.fields)]
+        a[name] = _mutate_array(np.ascontiguousarray(a[name]), how)
+        return a
+    if kind in ("array_value", "array_fill"):
+        value = how[-1]
+        if a.dtype.kind in "iub" and not np.isfinite(value):
+            value = 10**9
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                cast = np.array(value).astype(a.dtype)
+            except (OverflowError, ValueError):
+                return a
+            if a.size == 0:
+                return a
+            if kind == "array_fill":
+                a[...] = cast
+            else:
+                a.reshape(-1)[how[2] % a.size] = cast
+        return a
+    if kind == "array_shape":
+        flat = a.reshape(-1)
+        return {
+            "drop": lambda: flat[:-1],
+            "append": lambda: np.concatenate([flat, flat[:1]]),
+            "transpose": lambda: a.T.copy(),
+            "flatten": lambda: flat,
+            "empty": lambda: flat[:0],
+            "scalar": lambda: np.asarray(flat[0] if flat.size else 0),
+            "double": lambda: np.stack([a, a]),
+        }[how[2]]()
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return a.astype(how[2])
+        except (TypeError, ValueError, OverflowError):
+            return a
+
+
+def patch_declared_size(path: Path, member: str, size: int) -> None:
+    """Overwrite ``member``'s uncompressed size in its local and central headers."""
+    data = bytearray(path.read_bytes())
+    name = member.encode()
+    for sig, offset, name_at in ((b"PK\x03\x04", 22, 30), (b"PK\x01\x02", 24, 46)):
+        pos = data.find(sig)
+        while 0 <= pos < len(data) - name_at:
+            n = struct.unpack_from(
+                "<H", data, pos + name_at - (4 if sig == b"PK\x03\x04" else 18)
+            )[0]
+            if data[pos + name_at : pos + name_at + n] == name:
+                struct.pack_into("<I", data, pos + offset, size)
+            pos = data.find(sig, pos + 4)
+    path.write_bytes(bytes(data))
+
+
+def mutate_model(path: Path, base: Path, mutations: list) -> None:
+    """Write ``base`` with ``mutations`` applied to ``path`` (the fuzzers' one mutator).
+
+    A mutation is a tuple: ``("json", leaf, value index)``, ``("delete_key", key)``,
+    ``("array_value", array, element, value)``, ``("array_fill", array, value)``,
+    ``("array_shape", array, SHAPES item)``, ``("array_dtype", array, DTYPES item)``,
+    ``("byte", offset, byte)``, ``("truncate", length)`` or
+    ``("declared_size", member, size)``; indices wrap around what the file holds.
+    """
+    meta, arrays = read_model(base)
+    leaves = _leaves(meta["model"])[1:]
+    keys = sorted(arrays)
+    raw_edits = []
+    for how in mutations:
+        kind = how[0]
+        if kind == "json" and leaves:
+            _set(meta["model"], leaves[how[1] % len(leaves)], JSON_VALUES[how[2]])
+            leaves = _leaves(meta["model"])[1:]
+        elif kind == "delete_key":
+            dict_keys = [p for p in leaves if isinstance(p[-1], str)]
+            if dict_keys:
+                victim = dict_keys[how[1] % len(dict_keys)]
+                parent = meta["model"]
+                for p in victim[:-1]:
+                    parent = parent[p]
+                parent.pop(victim[-1], None)
+                leaves = _leaves(meta["model"])[1:]
+        elif kind.startswith("array") and keys:
+            key = keys[how[1] % len(keys)]
+            arrays[key] = _mutate_array(arrays[key], how)
+        else:
+            raw_edits.append(how)
+    write_model(path, meta, arrays)
+    for how in raw_edits:
+        data = bytearray(path.read_bytes())
+        if not data:  # truncated to nothing already
+            break
+        if how[0] == "byte":
+            data[how[1] % len(data)] = how[2]
+            path.write_bytes(bytes(data))
+        elif how[0] == "truncate":
+            path.write_bytes(bytes(data[: how[1] % len(data)]))
+        else:
+            patch_declared_size(path, how[1], how[2])
+
+
+# --------------------------------------------------------------------------------------------
 # running one case in an isolated interpreter
 # --------------------------------------------------------------------------------------------
 _CHILD = """
@@ -484,9 +679,11 @@ _BATCH = """
 import json, resource, signal, sys, warnings
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
 warnings.simplefilter("ignore")
+sys.path.insert(0, {repo!r})
 import numpy as np
 from rankclust import Rankings
 from rankclust.persistence import load
+from tests.reliability._harness import is_clean
 
 class Hang(Exception):
     pass
@@ -526,7 +723,10 @@ for entry in spec:
             np.asarray(getattr(model, entry.get("method", "predict"))(inputs[src]))
             results.append(["predicted", ""])
         except BaseException as exc:
-            results.append(["predict:" + type(exc).__name__, str(exc)[:300]])
+            # a loaded model may refuse an input at its own boundary (e.g. a model of more
+            # features than X has): a clean error, as the reliability harness defines it
+            kind = "predict-refused" if is_clean(exc) else "predict:" + type(exc).__name__
+            results.append([kind, str(exc)[:300]])
     finally:
         signal.alarm(0)
 json.dump(results, open({out!r}, "w"))
@@ -541,11 +741,14 @@ def run_batch(
     Returns ``{"results": [[outcome, message], ...], "returncode", "signal", "maxrss_mb",
     "last_started"}``: ``results`` is None when the interpreter died (then ``last_started``
     names the file it was on). Outcomes: ``refused`` (ValueError from load), ``loaded``,
-    ``predicted``, ``load:<Exception>`` or ``predict:<Exception>``.
+    ``predicted``, ``predict-refused`` (a clean error from the model's input checks, e.g.
+    ``NotFittedError`` or a feature count that does not match), ``load:<Exception>`` or
+    ``predict:<Exception>`` (the last two are defects).
     """
     spec, progress, out = work / "batch.json", work / "batch.progress", work / "batch.out"
     spec.write_text(json.dumps(entries))
     code = textwrap.dedent(_BATCH).format(
+        repo=str(REPO),
         limit=int(memory_gb * 2**30),
         per_case=per_case,
         spec=str(spec),
