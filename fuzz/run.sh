@@ -17,7 +17,7 @@ if ! "$PYTHON" -c "import atheris" 2>/dev/null; then
     exit 2
 fi
 status=0
-for target in preflib label_ranking_csv orderings_csv; do
+for target in preflib label_ranking_csv orderings_csv model_file; do
     work="$(mktemp -d)"
     cp -r "fuzz/corpus/$target/." "$work/"
     mkdir -p "fuzz/findings/$target"

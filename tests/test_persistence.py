@@ -13,8 +13,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-import rankclust
-from rankclust import Rankings
+from rankclust import Rankings, persistence
+from rankclust.distances import kendall_distance
 from rankclust.persistence import load, save
 from tests.conftest import random_rankings
 
@@ -53,6 +53,9 @@ class _Holder(BaseEstimator):
         self.b = b
         self.c = c
 
+    def _validate_loaded_state(self):
+        """Nothing to check: no prediction reads this test object's state."""
+
 
 # Defined in this test module, so it is outside rankclust: pretend it is a rankclust class.
 _Holder.__module__ = "rankclust._test_holder"
@@ -60,6 +63,7 @@ _Holder.__module__ = "rankclust._test_holder"
 
 @pytest.fixture
 def holder_module(monkeypatch):
+    """A module ``rankclust._test_holder`` with the test classes, registered as loadable."""
     import sys
     import types
 
@@ -67,6 +71,8 @@ def holder_module(monkeypatch):
     mod._Holder = _Holder
     mod._Record = _Record
     monkeypatch.setitem(sys.modules, "rankclust._test_holder", mod)
+    extra = {"rankclust._test_holder:_Holder", "rankclust._test_holder:_Record"}
+    monkeypatch.setattr(persistence, "RANKCLUST_CLASSES", persistence.RANKCLUST_CLASSES | extra)
     return mod
 
 
@@ -74,6 +80,9 @@ def holder_module(monkeypatch):
 class _Record:
     value: float
     values: np.ndarray
+
+    def _validate_loaded_state(self):
+        """Nothing to check."""
 
 
 _Record.__module__ = "rankclust._test_holder"
@@ -104,7 +113,7 @@ def test_roundtrip_of_every_value_type(tmp_path, holder_module):
     h.sparse_array_ = sp.csc_array(np.triu(np.ones((2, 3))))
     h.sub_ = _Holder(a=[1, 2])
     h.record_ = _Record(value=0.5, values=np.ones(2))
-    h.fn_ = rankclust.check_rankings
+    h.fn_ = kendall_distance
     h._private = np.array([9.0])
 
     g = _roundtrip(h, tmp_path)
@@ -132,7 +141,7 @@ def test_roundtrip_of_every_value_type(tmp_path, holder_module):
     assert type(g.sub_) is _Holder and g.sub_.a == [1, 2]
     assert type(g.record_) is _Record and g.record_.value == 0.5
     np.testing.assert_array_equal(g.record_.values, np.ones(2))
-    assert g.fn_ is rankclust.check_rankings
+    assert g.fn_ is kendall_distance
     np.testing.assert_array_equal(g._private, [9.0])
 
 
@@ -154,7 +163,7 @@ def test_arrays_are_in_npz_and_json_is_plain(tmp_path, holder_module):
 # ---------------------------------------------------------------------------- refusing to save
 def test_save_refuses_lambda_and_foreign_objects(tmp_path, holder_module):
     h = _Holder(c=lambda x: x)
-    with pytest.raises(TypeError, match=r"_Holder\.c.*only functions defined in rankclust"):
+    with pytest.raises(TypeError, match=r"_Holder\.c.*only public functions of"):
         save(h, tmp_path / "m.zip")
     h = _Holder()
     h.thing_ = io.StringIO()
@@ -204,7 +213,7 @@ def test_load_refuses_class_outside_whitelist(tmp_path, path):
 
 def test_load_refuses_foreign_function_and_type(tmp_path, holder_module):
     file = tmp_path / "m.zip"
-    save(_Holder(c=rankclust.check_rankings), file)
+    save(_Holder(c=kendall_distance), file)
 
     def edit_fn(meta):
         meta["model"]["params"]["c"] = {"__function__": "os:system"}
@@ -290,6 +299,66 @@ def test_sklearn_estimators_roundtrip(tmp_path):
         est.fit(X, y)
         back = _roundtrip(est, tmp_path)
         np.testing.assert_array_equal(back.predict(Xt), est.predict(Xt))
+
+
+def _whitelisted_instances():
+    """One small instance of every class in SKLEARN_WHITELIST, and the method to compare."""
+    from sklearn.cluster import KMeans, MiniBatchKMeans
+    from sklearn.decomposition import PCA, TruncatedSVD
+    from sklearn.kernel_approximation import Nystroem, RBFSampler
+    from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import LabelEncoder, MinMaxScaler, StandardScaler
+    from sklearn.svm import SVC, LinearSVC
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    return [
+        (KMeans(3, n_init=1, random_state=0), "predict"),
+        (MiniBatchKMeans(3, n_init=1, random_state=0), "predict"),
+        (PCA(2), "transform"),
+        (TruncatedSVD(2), "transform"),
+        (Nystroem(n_components=5, random_state=0), "transform"),
+        (RBFSampler(n_components=5, random_state=0), "transform"),
+        (LinearRegression(), "predict"),
+        (LogisticRegression(), "predict_proba"),
+        (Ridge(), "predict"),
+        (GaussianNB(), "predict_proba"),
+        (KNeighborsClassifier(3, algorithm="ball_tree"), "predict_proba"),
+        (KNeighborsRegressor(3, algorithm="brute"), "predict"),
+        (NearestNeighbors(n_neighbors=3), "kneighbors"),
+        (make_pipeline(MinMaxScaler(), LogisticRegression()), "predict"),
+        (LabelEncoder(), "transform"),
+        (MinMaxScaler(), "transform"),
+        (StandardScaler(), "transform"),
+        (LinearSVC(), "decision_function"),
+        (SVC(probability=True, random_state=0), "predict_proba"),
+        (SVC(kernel="poly", degree=2), "decision_function"),
+        (DecisionTreeClassifier(max_depth=3, random_state=0), "predict_proba"),
+        (DecisionTreeRegressor(max_depth=3, random_state=0), "predict"),
+    ]
+
+
+def test_every_whitelisted_sklearn_class_roundtrips(tmp_path):
+    from rankclust.persistence import SKLEARN_WHITELIST
+
+    rng = np.random.default_rng(1)
+    X, Xt = rng.normal(size=(60, 4)), rng.normal(size=(10, 4))
+    y = np.arange(60) % 3
+    covered = set()
+    for est, method in _whitelisted_instances():
+        if method == "transform" and type(est).__name__ == "LabelEncoder":
+            est.fit(y)
+            args = (y[:7],)
+        else:
+            est.fit(X, y)
+            args = (Xt,)
+        back = _roundtrip(est, tmp_path)
+        assert back.get_params().keys() == est.get_params().keys()
+        _assert_same(getattr(back, method)(*args), getattr(est, method)(*args), method)
+        covered.add(f"{type(est).__module__.split('.')[1]}.{type(est).__name__}")
+    assert {p.split(".", 1)[1] for p in SKLEARN_WHITELIST} == covered
 
 
 # ---------------------------------------------------------------------------- rankclust estimators
@@ -436,3 +505,34 @@ def test_unfitted_estimator_roundtrips(tmp_path):
     est = _small_instance(cls)
     back = _roundtrip(est, tmp_path)
     assert back.get_params() == est.get_params()
+
+
+def test_registry_covers_every_estimator_and_each_has_a_validator():
+    from rankclust.persistence import RANKCLUST_CLASSES, _resolve_class
+
+    registered = {f"{cls.__module__}:{cls.__qualname__}" for _, (_, cls) in _ESTIMATORS}
+    assert registered <= RANKCLUST_CLASSES, registered - RANKCLUST_CLASSES
+    for path in RANKCLUST_CLASSES:
+        cls = _resolve_class(path)
+        assert "_validate_loaded_state" in dir(cls), path
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "rankclust.cli:subprocess.Popen",
+        "rankclust.persistence:io.FileIO",
+        "rankclust.__main__:main",
+        "rankclust.models.mallows:Mallows.__class__",
+        "rankclust.models:Mallows",  # the class, but not at its registered path
+        "sklearn.svm:SVC.__init__",
+    ],
+)
+def test_resolve_class_does_not_walk_attributes(path):
+    import sys
+
+    from rankclust.persistence import _resolve_class
+
+    with pytest.raises(ValueError, match="refusing to load class"):
+        _resolve_class(path)
+    assert "rankclust.__main__" not in sys.modules

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.cluster.mixture import MallowsMixture, _random_completion
 from rankclust.distances import kendall_distances
@@ -118,6 +119,15 @@ class RestrictedLengthMixture(ValidatedParamsMixin, BaseEstimator):
         """Posterior component probabilities of every ranking."""
         check_is_fitted(self, ["estimator_"])
         return self.estimator_.predict_proba(R)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        expected = type(MallowsMixture() if self.estimator is None else self.estimator)
+        loaded.estimator_attr(self, "estimator_", expected)
+        loaded.array_attr(self, "kept_", kind="b", ndim=1)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,3 +387,15 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
         self.n_iter_ = best["n_iter"]
         self.converged_ = best["converged"]
         return self
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        k = self.n_components
+        centers = loaded.rankings_attr(self, "centers_", n_rankings=k, complete=True)
+        pos = loaded.array_attr(self, "center_positions_", kind="i", shape=(k, centers.n_items))
+        loaded.check_permutations(pos, "center_positions_")
+        loaded.array_attr(self, "thetas_", shape=(k,), low=0.0)
+        loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)

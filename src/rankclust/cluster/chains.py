@@ -29,6 +29,7 @@ from sklearn.base import (
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._dask import (
     DaskExecutor,
     EagerExecutor,
@@ -757,6 +758,17 @@ array-like of shape (n,), default="random_partition"
         R = self._check_fitted_input(R)
         w = R.weights if sample_weight is None else R.weights * _row_weights(sample_weight, len(R))
         return -float(np.sum(w * self.transform(R).min(axis=1)))
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=1)
+        k = loaded.int_attr(self, "n_clusters_", low=1)
+        loaded.array_attr(self, "centroids_", shape=(k, m, m))
+        loaded.array_attr(self, "pair_counts_", shape=(k, m, m))
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 def _row_weights(sample_weight: Any, n: int) -> np.ndarray:

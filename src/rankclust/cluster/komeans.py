@@ -35,6 +35,7 @@ from sklearn.base import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.cluster._base import (
@@ -526,6 +527,15 @@ class KOMeans(
     def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
         """Fit and return :attr:`labels_`."""
         return self.fit(R, sample_weight=sample_weight).labels_
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=1)
+        k = loaded.int_attr(self, "n_clusters_", low=1)
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, complete=True)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 class _OrderData:

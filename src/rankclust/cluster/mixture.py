@@ -48,6 +48,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._dask import (
     DaskExecutor,
     EagerExecutor,
@@ -744,6 +745,28 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     def _centers_rankings(self, positions: np.ndarray) -> Rankings:
         return Rankings._from_trusted(positions, kind="subset", items=self.items_)
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=1)
+        k = self.n_components
+        loaded.kind_attr(self)
+        items = self.items_
+        if items is not None and not (
+            isinstance(items, tuple | list)
+            and len(items) == m
+            and all(isinstance(x, str) for x in items)
+        ):
+            raise ValueError(f"items_: expected None or {m} item names")
+        loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+        self._validate_loaded_params(m, k)
+
+    def _validate_loaded_params(self, m: int, k: int) -> None:
+        """The component parameters of a loaded mixture (see :meth:`_validate_loaded_state`)."""
+        raise NotImplementedError
+
 
 def _weighted_score(R: Rankings, est: Any) -> tuple[float, float]:
     w = R.weights
@@ -1059,6 +1082,12 @@ class MallowsMixture(_RankingMixture):
         check_is_fitted(self, ["thetas_"])
         return {"centers": self.center_positions_, "thetas": self.thetas_}
 
+    def _validate_loaded_params(self, m: int, k: int) -> None:
+        pos = loaded.array_attr(self, "center_positions_", kind="i", shape=(k, m))
+        loaded.check_permutations(pos, "center_positions_")
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k)
+        loaded.array_attr(self, "thetas_", shape=(k,), low=0.0)
+
 
 # --------------------------------------------------------------------------------------------
 # Plackett-Luce mixture
@@ -1292,6 +1321,11 @@ class PlackettLuceMixture(_RankingMixture):
     def _fitted_params(self) -> dict:
         check_is_fitted(self, ["scores_"])
         return {"scores": self.scores_}
+
+    def _validate_loaded_params(self, m: int, k: int) -> None:
+        loaded.array_attr(self, "scores_", shape=(k, m))
+        loaded.array_attr(self, "worths_", shape=(k, m), low=0.0)
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k)
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.label_ranking._base import (
     LabelRankerMixin,
@@ -217,6 +218,15 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
         """Complete 1-based label ranks by decreasing utility (ties: lower index first)."""
         return positions_to_ranks(_order_by_scores(self.decision_function(X)))
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.estimator_attr(self, "scaler_", MinMaxScaler, n_features=d)
+        loaded.array_attr(self, "coef_", shape=(m, d + 1))
+
 
 class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     """Ranking by pairwise comparison (RPC).
@@ -338,6 +348,28 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
         """Complete 1-based label ranks by weighted voting (ties: lower index first)."""
         return positions_to_ranks(_order_by_scores(self.predict_pairwise(X).sum(axis=2)))
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.estimator_attr(self, "scaler_", MinMaxScaler, n_features=d)
+        base = LogisticRegression if self.estimator is None else type(self.estimator)
+        pairs = self.estimators_
+        if not isinstance(pairs, dict) or set(pairs) != {
+            (a, b) for a in range(m) for b in range(a + 1, m)
+        }:
+            raise ValueError(f"estimators_: expected one entry per pair of the {m} labels")
+        for key, clf in pairs.items():
+            if isinstance(clf, float):
+                if not 0.0 <= clf <= 1.0:
+                    raise ValueError(f"estimators_[{key}]: {clf} is not a probability")
+                continue
+            loaded.estimator_attr(loaded.Box(clf), "value", base, n_features=d)
+            if hasattr(clf, "predict_proba") and 1 not in list(clf.classes_):
+                raise ValueError(f"estimators_[{key}]: class 1 is missing")
+
 
 class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     """The "1-rank" baseline: predict the consensus of all training rankings for everyone.
@@ -397,3 +429,12 @@ class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator
         """The consensus as 1-based ranks for every row."""
         X = validate_predict_data(self, X)
         return positions_to_ranks(np.tile(self.center_, (X.shape[0], 1)))
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        center = loaded.array_attr(self, "center_", kind="i", shape=(m,))
+        loaded.check_permutations(center[None, :], "center_")

@@ -18,6 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import BallTree, KDTree, NearestNeighbors
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.consensus import generalized_borda_votes
 from rankclust.label_ranking._base import (
@@ -183,7 +184,14 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             self._index = self._brute
 
     def _rebuild_after_load(self) -> None:
-        """Rebuild the search tree, which :func:`rankclust.persistence.save` does not store."""
+        """Rebuild what is derived from the training data (after :meth:`_validate_loaded_state`).
+
+        The search tree is not stored by :func:`rankclust.persistence.save`; the stored derived
+        arrays are recomputed rather than trusted.
+        """
+        if "_Z" not in vars(self):
+            return  # not fitted
+        self._prepare(self.rankings_)
         self._fit_index(self._Z)
 
     def _kneighbors(
@@ -362,6 +370,27 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
 
     def _prepare(self, R: Rankings) -> None:
         """Per-training-set precomputation (hook)."""
+
+    # ---------------------------------------------------------------- loading
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`.
+
+        Only the training data is checked: everything derived from it (the search indexes,
+        the kernels' rank and vote arrays) is recomputed by :meth:`_rebuild_after_load`.
+        """
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        Z = loaded.array_attr(self, "_Z", shape=(None, d))
+        n = Z.shape[0]
+        if Z.dtype != np.float64 or n < 1:
+            raise ValueError("_Z: expected a float64 array with at least one row")
+        loaded.rankings_attr(self, "rankings_", n_items=m, n_rankings=n, ties=False)
+        loaded.array_attr(self, "feature_shift_", shape=(d,))
+        loaded.array_attr(self, "feature_scale_", shape=(d,))
+        loaded.int_attr(self, "n_neighbors_", low=1, high=n)
+        loaded.choice_attr(self, "algorithm_", ("kd_tree", "ball_tree", "brute"))
 
 
 class IBLRMallows(_BaseIBLR):

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.consensus import generalized_borda_votes
 from rankclust.label_ranking._base import (
@@ -472,3 +473,41 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         """The paper's reliability score ``theta_leaf * |T_leaf| / n_train`` per row."""
         leaf = self.apply(X)
         return self.node_theta_[leaf] * self.n_node_samples_[leaf] / self.n_train_
+
+    # ---------------------------------------------------------------- loading
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        n = loaded.int_attr(self, "node_count_", low=1)
+        for name in ("feature_", "children_left_", "children_right_", "n_node_samples_"):
+            loaded.array_attr(self, name, kind="i", shape=(n,))
+        loaded.check_tree(
+            self.feature_,
+            self.threshold_,
+            self.children_left_,
+            self.children_right_,
+            n_features=d,
+            name="tree",
+        )
+        parent = loaded.array_attr(self, "parent_", kind="i", shape=(n,))
+        if parent[0] != -1 or not ((parent[1:] >= 0) & (parent[1:] < np.arange(1, n))).all():
+            raise ValueError("parent_: every node's parent must come before it (root: -1)")
+        loaded.array_attr(self, "node_theta_", shape=(n,), low=0.0)
+        loaded.check_permutations(
+            loaded.array_attr(self, "leaf_ranking_", kind="i", shape=(n, m)), "leaf_ranking_"
+        )
+        labels, centers = self.node_labels_, self.node_center_
+        if not (isinstance(labels, list) and isinstance(centers, list)):
+            raise ValueError("node_labels_, node_center_: expected lists")
+        if len(labels) != n or len(centers) != n:
+            raise ValueError(f"node_labels_, node_center_: expected {n} entries")
+        for t, (labs, center) in enumerate(zip(labels, centers, strict=True)):
+            loaded.check_array(labs, f"node_labels_[{t}]", kind="i", ndim=1, low=0, high=m - 1)
+            if np.unique(labs).size != labs.size:
+                raise ValueError(f"node_labels_[{t}]: repeated labels")
+            loaded.check_array(center, f"node_center_[{t}]", kind="i", shape=(labs.size,))
+            loaded.check_permutations(center[None, :], f"node_center_[{t}]")
+        loaded.int_attr(self, "n_train_", low=1)

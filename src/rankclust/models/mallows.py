@@ -74,6 +74,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.consensus import (
     borda,
@@ -89,7 +90,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
-from rankclust.rankings import Rankings, _check_weight_total, check_rankings
+from rankclust.rankings import KINDS, Rankings, _check_weight_total, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
@@ -1180,3 +1181,13 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         """
         check_is_fitted(self, ["center_", "theta_"])
         return sample_mallows(self.center_, self.theta_, size, random_state, lengths)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=1)
+        center = loaded.array_attr(self, "center_", kind="i", shape=(m,))
+        loaded.check_permutations(center[None, :], "center_")
+        loaded.float_attr(self, "theta_", low=0.0)
+        loaded.choice_attr(self, "kind_", (None, "complete", *KINDS))

@@ -40,6 +40,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, ValidatedParamsMixin
 from rankclust._typing import RandomStateLike, RankingsLike
 from rankclust.rankings import Rankings, _check_weight_total, check_rankings
@@ -833,3 +834,13 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         if k.dtype.kind not in "iu" or (k.size and (k.min() < 1 or k.max() > m)):
             raise ValueError(f"lengths must be integers in [1, {m}]")
         return Rankings(np.where(ranks < k[:, None], ranks, -1), kind="top")
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.array_attr(self, "scores_", shape=(m,))
+        loaded.array_attr(self, "worths_", shape=(m,), low=0.0)
+        ranking = loaded.array_attr(self, "ranking_", kind="i", shape=(m,))
+        loaded.check_permutations(ranking[None, :], "ranking_")

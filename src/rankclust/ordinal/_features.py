@@ -19,6 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.kernel_approximation import Nystroem
 
+from rankclust import _loaded_state as loaded
+
 KERNELS = ("linear", "rbf")
 
 
@@ -113,3 +115,27 @@ class FeatureMap:
         with np.errstate(over="ignore", invalid="ignore"):
             Phi = self.nystroem_.transform(X / self.scale_)
         return _check_finite_map(Phi, "rbf")
+
+    # ---------------------------------------------------------------- loading
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a map read by :func:`rankclust.persistence.load`.
+
+        The number of input features is the owner's: it calls :meth:`_loaded_output_dim`.
+        """
+        kernel = loaded.choice_attr(self, "kernel", KERNELS)
+        if "scale_" not in vars(self):
+            return  # not fitted
+        loaded.float_attr(self, "scale_", low=np.finfo(float).tiny)
+        if kernel == "linear":
+            loaded.choice_attr(self, "nystroem_", (None,))
+        else:
+            loaded.float_attr(self, "gamma_", low=0.0)
+            loaded.estimator_attr(self, "nystroem_", Nystroem)
+
+    def _loaded_output_dim(self, n_features: int, name: str) -> int:
+        """Width of :meth:`transform` for ``n_features`` inputs, checking the fitted map."""
+        if self.nystroem_ is None:
+            return n_features
+        if self.nystroem_.n_features_in_ != n_features:
+            raise ValueError(f"{name}: fitted on {self.nystroem_.n_features_in_} features")
+        return self.nystroem_.components_.shape[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
@@ -26,6 +26,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal.constraints import check_pairs
@@ -279,6 +280,17 @@ class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         cost = ((X[:, None, :] - self.cluster_centers_[None]) ** 2 * A[None]).sum(-1)
         return (cost - np.log(A).sum(1)).argmin(1)
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        k = self.n_clusters
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d))
+        # the cost takes log(metrics_): a zero weight would be -inf
+        loaded.array_attr(self, "metrics_", shape=(k, d), low=np.finfo(float).tiny)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+
 
 # ----------------------------------------------------------------------------------------------
 # Multiclass maximum-margin clustering: CPMMC (Zhao, Wang & Zhang) and CPCMMC (Hu et al. 2008)
@@ -475,6 +487,16 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        p = _validate_loaded_feature_map(self)
+        k = self.n_clusters
+        loaded.array_attr(self, "feature_mean_", shape=(p,))
+        loaded.array_attr(self, "coef_", shape=(k, p))
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 class CPCMMC(CPMMC):
@@ -792,6 +814,18 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         """Cluster of the nearest hyperplane (the interval of the projection)."""
         return _assign(self._project(X), self.thresholds_)
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        p = _validate_loaded_feature_map(self)
+        k = self.n_clusters
+        loaded.array_attr(self, "feature_mean_", shape=(p,))
+        loaded.array_attr(self, "coef_", shape=(p,))
+        loaded.float_attr(self, "intercept_")
+        loaded.array_attr(self, "thresholds_", shape=(k - 1,))
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+
 
 # ----------------------------------------------------------------------------------------------
 # SMMCPC (Zeng & Cheung 2012): approximate re-implementation
@@ -1054,3 +1088,20 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        p = _validate_loaded_feature_map(self)
+        k = self.n_clusters
+        loaded.array_attr(self, "feature_mean_", shape=(p,))
+        loaded.array_attr(self, "coef_", shape=(k, p))
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+
+
+def _validate_loaded_feature_map(est: Any) -> int:
+    """``n_features_in_`` and ``feature_map_`` of a loaded model; returns the map's width."""
+    d = loaded.int_attr(est, "n_features_in_", low=1)
+    fmap = loaded.estimator_attr(est, "feature_map_", FeatureMap)
+    return fmap._loaded_output_dim(d, "feature_map_")

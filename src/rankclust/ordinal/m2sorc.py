@@ -44,6 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.exceptions import EmptyClusterWarning
 from rankclust.ordinal._features import KERNELS, FeatureMap
@@ -739,3 +740,15 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     def predict(self, X: ArrayLike) -> NDArray:
         """Ordinal cluster 0..k-1 of each sample (interval of its projection)."""
         return _assign(self._project(X), self.thresholds_)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        fmap = loaded.estimator_attr(self, "feature_map_", FeatureMap)
+        p = fmap._loaded_output_dim(d, "feature_map_")
+        k = self.n_clusters
+        loaded.array_attr(self, "coef_", shape=(p,))
+        loaded.array_attr(self, "thresholds_", shape=(k - 1,))
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust.consensus import generalized_borda
 from rankclust.distances import pairwise_distances
 from rankclust.exceptions import EmptyClusterWarning
@@ -265,3 +266,17 @@ class SupervisedClusteringMixin:
         from rankclust.metrics import kendall_tau
 
         return kendall_tau(Y, self.predict_ranking(X))
+
+    # ---------------------------------------------------------------- loading
+    def _validate_loaded_common(self) -> tuple[int, int, int]:
+        """Shared checks of a loaded model (see :func:`rankclust.persistence.load`).
+
+        Returns ``(n_features, n_items, n_clusters)`` for the estimator's own checks.
+        """
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        k = loaded.int_attr(self, "n_clusters_", low=1)
+        loaded.estimator_attr(self, "scaler_", StandardScaler, n_features=d, optional=True)
+        loaded.rankings_attr(self, "central_rankings_", n_items=m, n_rankings=k, complete=True)
+        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+        return d, m, k

@@ -23,6 +23,8 @@ import itertools
 import numba
 import numpy as np
 
+from rankclust import _loaded_state as loaded
+
 # one compiled root-to-leaf walk for every binary tree of the package
 from rankclust.label_ranking._tree_kernels import _nb_apply
 
@@ -357,6 +359,28 @@ class KTree:
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Candidate-ranking index carried by the leaf of every row."""
         return self.value[self.apply(X)]
+
+    # ---------------------------------------------------------------- loading
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a tree read by :func:`rankclust.persistence.load`.
+
+        The features and the candidate count are the owner's: it calls :meth:`_validate_for`.
+        """
+        loaded.choice_attr(self, "growth", ("full", "literal"))
+        loaded.int_attr(self, "min_node", low=1)
+        n = loaded.array_attr(self, "feature", kind="i", ndim=1).shape[0]
+        loaded.array_attr(self, "value", kind="i", shape=(n,), low=0)
+        loaded.array_attr(self, "node_cost", shape=(n,))
+        loaded.array_attr(self, "n_node_samples", kind="i", shape=(n,), low=0)
+        self._validate_for(loaded.MAX_COUNT, loaded.MAX_COUNT, "tree")
+
+    def _validate_for(self, n_features: int, n_values: int, name: str) -> None:
+        """The tree splits on ``n_features`` features and its leaves index ``n_values`` rankings."""
+        loaded.check_tree(
+            self.feature, self.threshold, self.left, self.right, n_features=n_features, name=name
+        )
+        if self.value.max() >= n_values:
+            raise ValueError(f"{name}: a leaf carries ranking {self.value.max()} of {n_values}")
 
 
 def _collapse(feat, left, right, cost, sub, keep_ties):  # pragma: no cover - compiled below

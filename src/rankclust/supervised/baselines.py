@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.supervised._base import (
@@ -107,6 +108,11 @@ class OneRank(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return np.zeros(X.shape[0], dtype=np.int64)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if loaded.is_fitted(self):
+            self._validate_loaded_common()
 
 
 class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
@@ -245,6 +251,16 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return self._kmeans.predict(X)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, _, k = self._validate_loaded_common()
+        kmeans = loaded.estimator_attr(self, "_kmeans", KMeans, n_features=d)
+        if kmeans.cluster_centers_.shape[0] != k:
+            raise ValueError(f"_kmeans: has {kmeans.cluster_centers_.shape[0]} clusters, not {k}")
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d))
 
 
 class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
@@ -408,6 +424,15 @@ def _kmeans_restarts(est: Any, Z: np.ndarray, K: int, rng: np.random.RandomState
     est.n_init_agreeing_, n_near = restart_agreement(inertia, lambda i: fits[i].labels_, i_best)
     warn_if_disagree(type(est).__name__, est.n_init_agreeing_, n_near, est.n_init)
     return fits[i_best]
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, m, k = self._validate_loaded_common()
+        loaded.array_attr(self, "_feature_centers", shape=(k, d))
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d + m))
+        loaded.array_attr(self, "fit_labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 def rank_position_features(ranks: np.ndarray, partial_positions: str = "observed") -> np.ndarray:

@@ -49,6 +49,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.models.plackett_luce import choice_stages, fit_scores, loglik_rows
 from rankclust.supervised._base import (
@@ -831,6 +832,20 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             Xt, self.prototypes_, self.prototype_cluster_, self.n_clusters_, self.sigma_
         )
         return np.exp(logg)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, m, k = self._validate_loaded_common()
+        p = loaded.array_attr(self, "prototypes_", ndim=2).shape[0]
+        loaded.array_attr(self, "prototypes_", shape=(p, d))
+        loaded.array_attr(self, "prototype_cluster_", kind="i", shape=(p,), low=0, high=k - 1)
+        loaded.array_attr(self, "scores_", shape=(k, m))
+        loaded.float_attr(self, "sigma_", low=0.0)
+        loaded.float_attr(self, "sigma0_", low=0.0)
+        if self.sigma_ <= 0.0 or p < 1:
+            raise ValueError("sigma_: must be positive, with at least one prototype")
 
 
 def _init_prototypes(

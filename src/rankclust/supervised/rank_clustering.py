@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.consensus import generalized_borda_votes
 from rankclust.models._mallows_kernels import _nb_closest_extension
@@ -315,6 +316,15 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return self.tree_.predict(X)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, _, k = self._validate_loaded_common()
+        loaded.estimator_attr(self, "tree_", KTree)
+        self.tree_._validate_for(d, k, "tree_")
+        loaded.array_attr(self, "fit_labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 def _complete_centers(Y: Rankings, centers: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.consensus import generalized_borda_votes
@@ -517,3 +518,11 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
 
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return self.tree_.predict(X)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, _, k = self._validate_loaded_common()
+        loaded.estimator_attr(self, "tree_", KTree)
+        self.tree_._validate_for(d, k, "tree_")
