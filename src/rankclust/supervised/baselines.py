@@ -402,6 +402,15 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
     def _predict_cluster(self, X: np.ndarray) -> np.ndarray:
         return _nearest_centroid(X, self._feature_centers)
 
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d, m, k = self._validate_loaded_common()
+        loaded.array_attr(self, "_feature_centers", shape=(k, d))
+        loaded.array_attr(self, "cluster_centers_", shape=(k, d + m))
+        loaded.array_attr(self, "fit_labels_", kind="i", ndim=1, low=0, high=k - 1)
+
 
 def _nearest_centroid(X: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Nearest row of ``c`` (squared Euclidean distance; lowest index on ties)."""
@@ -424,15 +433,6 @@ def _kmeans_restarts(est: Any, Z: np.ndarray, K: int, rng: np.random.RandomState
     est.n_init_agreeing_, n_near = restart_agreement(inertia, lambda i: fits[i].labels_, i_best)
     warn_if_disagree(type(est).__name__, est.n_init_agreeing_, n_near, est.n_init)
     return fits[i_best]
-
-    def _validate_loaded_state(self) -> None:
-        """Check the state of a model read by :func:`rankclust.persistence.load`."""
-        if not loaded.is_fitted(self):
-            return
-        d, m, k = self._validate_loaded_common()
-        loaded.array_attr(self, "_feature_centers", shape=(k, d))
-        loaded.array_attr(self, "cluster_centers_", shape=(k, d + m))
-        loaded.array_attr(self, "fit_labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
 def rank_position_features(ranks: np.ndarray, partial_positions: str = "observed") -> np.ndarray:
