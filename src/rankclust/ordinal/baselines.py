@@ -484,19 +484,11 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> NDArray:
         """argmax_p <w_p, phi(x)>."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
+        return _predict_multiclass(self, X)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
-        if not loaded.is_fitted(self):
-            return
-        p = _validate_loaded_feature_map(self)
-        k = self.n_clusters
-        loaded.array_attr(self, "feature_mean_", shape=(p,))
-        loaded.array_attr(self, "coef_", shape=(k, p))
-        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+        _validate_loaded_multiclass(self)
 
 
 class CPCMMC(CPMMC):
@@ -1085,19 +1077,11 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> NDArray:
         """argmax_p <w_p, phi(x)>."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return ((self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_.T).argmax(1)
+        return _predict_multiclass(self, X)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
-        if not loaded.is_fitted(self):
-            return
-        p = _validate_loaded_feature_map(self)
-        k = self.n_clusters
-        loaded.array_attr(self, "feature_mean_", shape=(p,))
-        loaded.array_attr(self, "coef_", shape=(k, p))
-        loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+        _validate_loaded_multiclass(self)
 
 
 def _validate_loaded_feature_map(est: Any) -> int:
@@ -1105,3 +1089,21 @@ def _validate_loaded_feature_map(est: Any) -> int:
     d = loaded.int_attr(est, "n_features_in_", low=1)
     fmap = loaded.estimator_attr(est, "feature_map_", FeatureMap)
     return fmap._loaded_output_dim(d, "feature_map_")
+
+
+def _predict_multiclass(est: Any, X: ArrayLike) -> NDArray:
+    """argmax_p <w_p, phi(x)> of a fitted multiclass max-margin clusterer (CPMMC, SMMCPC)."""
+    check_is_fitted(est, "coef_")
+    X = validate_data(est, X, dtype=np.float64, reset=False)
+    return ((est.feature_map_.transform(X) - est.feature_mean_) @ est.coef_.T).argmax(1)
+
+
+def _validate_loaded_multiclass(est: Any) -> None:
+    """The loaded state of a multiclass max-margin clusterer: feature map, mean, k x p weights."""
+    if not loaded.is_fitted(est):
+        return
+    p = _validate_loaded_feature_map(est)
+    k = est.n_clusters
+    loaded.array_attr(est, "feature_mean_", shape=(p,))
+    loaded.array_attr(est, "coef_", shape=(k, p))
+    loaded.array_attr(est, "labels_", kind="i", ndim=1, low=0, high=k - 1)
