@@ -549,13 +549,22 @@ def test_plackett_luce_mixture_unchanged_by_the_kernel_merge():
         "top": (-540.1218191985901, [0.2928828899340758, -0.10162512663368503]),
         "subset": (-373.9258105645316, [-0.15427285696068183, -0.10416108276044439]),
     }
+    # The restart procedure of those fits (two starts of 20 iterations, the more likely one
+    # continued at tol) is replayed with the private driver, since the default restarts
+    # have changed since (issue #17); the run, not the restarts, is what this test pins.
     rng = np.random.default_rng(0)
     for kind in ("top", "subset"):
         R = random_rankings(rng, 80, 7, kind=kind, p_missing=0.3, min_length=2)
-        est = fitted(PlackettLuceMixture, R, n_components=2, n_init=2, random_state=1, alpha=0.3)
+        est = PlackettLuceMixture(2, random_state=1, alpha=0.3)
+        blocks, _, _ = est._memory_blocks(R, None)
+        state = np.random.RandomState(1)
+        runs = [est._single_run(blocks, state, 20) for _ in range(2)]
+        best = max(runs, key=lambda run: run.log_likelihood)
+        best = est._single_run(blocks, state, est.max_iter - best.n_iter, start=best)
+        order = np.lexsort((np.arange(2), -best.weights))
         ll, scores = expected[kind]
-        assert est.log_likelihood_ == pytest.approx(ll, rel=1e-11)
-        np.testing.assert_allclose(est.scores_[0, :2], scores, rtol=1e-9)
+        assert best.log_likelihood == pytest.approx(ll, rel=1e-11)
+        np.testing.assert_allclose(best.params["scores"][order][0, :2], scores, rtol=1e-9)
 
 
 def test_small_em_and_full_restarts_agree_on_clear_data():
