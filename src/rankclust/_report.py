@@ -577,6 +577,7 @@ def result_dict(
             if labels is not None
             else None
         )
+        soft = _soft_counts(model, _mixing(model, pos.shape[0]))
         clusters = []
         for k in range(pos.shape[0]):
             present = np.flatnonzero(pos[k] >= 0)
@@ -591,6 +592,8 @@ def result_dict(
                 entry["size"] = int(sizes[0][k])
                 if weighted:
                     entry["count"] = float(sizes[1][k])
+            if soft is not None:  # a mixture: the sum of the responsibilities too
+                entry["soft_count"] = float(soft[k])
             for attr, label in _DISPERSION_ATTRS:
                 disp = getattr(model, attr, None)
                 if disp is not None and np.ndim(disp) == 1 and len(disp) == pos.shape[0]:
