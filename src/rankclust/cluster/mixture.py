@@ -980,17 +980,29 @@ class MallowsMixture(_RankingMixture):
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
         permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
-    n_init : int, default=10
-        Number of initialisations; the run with the highest log-likelihood is kept.
+    n_init : int or "auto", default="auto"
+        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
+        continued to convergence reached the best fit (same log-likelihood within 1e-5
+        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
+        an integer: one round of that many starts. Each round continues the 3 most likely
+        short runs (later rounds: the best one left); the kept run is then continued with
+        ``tol * 1e-3`` (polished), so that seeds that reach the same optimum report the same
+        fit. See "Restarts" in ``docs/mixtures.md``.
+    max_init : int or None, default=None
+        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
+        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
+    n_agree : int, default=3
+        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning``.
     max_iter : int, default=500
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
         Stop when the log-likelihood rises by at most ``tol`` per ranking in one iteration
         and no centre moved.
-    init_iter : int or None, default=20
-        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
-        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
-        None runs every start to convergence (classic restarts; slower).
+    init_iter : int or None, default=5
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every start runs only ``init_iter``
+        EM iterations before the most likely ones continue to convergence. None runs every
+        start to convergence (classic restarts; slower).
     theta_init : float, default=1.0
         Initial dispersion of every component.
     theta_max : float, default=THETA_MAX (50)
@@ -1042,6 +1054,15 @@ class MallowsMixture(_RankingMixture):
     converged_ : bool
     n_reseeded_ : int
         Empty components re-seeded during the best run (a warning is emitted when > 0).
+    n_init_ : int
+        Starts made (fresh, and grown from the K - 1 fit in :func:`select_k`).
+    n_init_agreeing_ : int
+        Runs continued to convergence that reached the kept fit (itself included).
+    restart_gap_ : float
+        Relative log-likelihood gap between the kept fit and the best continued run with a
+        different partition (``inf`` if there is none); at most 1e-4 gives a warning.
+    restart_log_likelihoods_ : ndarray of float64
+        Log-likelihoods of the runs continued to convergence, decreasing.
     log_likelihood_history_ : ndarray
         Log-likelihood after every E-step of the best run (non-decreasing unless a
         component was re-seeded).
@@ -1068,7 +1089,8 @@ class MallowsMixture(_RankingMixture):
     O(u m^2 K) time for u distinct rankings (two matrix products) plus the centre steps
     (O(2^m m K) exact, O(m^2 K) per local-search sweep) and O(K m) per Newton step;
     O(u m^2 + u K) memory (above 2^24 entries the per-row pair matrix is not stored and the
-    statistic is recomputed per component in O(u m^2)). Times ``n_init``.
+    statistic is recomputed per component in O(u m^2)). Times the iterations of all starts
+    (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -1278,15 +1300,28 @@ class PlackettLuceMixture(_RankingMixture):
         Starting components: k-means++ seeding on Kendall's statistic (seed rankings
         completed at random), or random permutations; a seed ranking ``s`` becomes the
         log-worths ``-init_scale * position``.
-    n_init : int, default=10
+    n_init : int or "auto", default="auto"
+        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
+        continued to convergence reached the best fit (same log-likelihood within 1e-5
+        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
+        an integer: one round of that many starts. Each round continues the 3 most likely
+        short runs (later rounds: the best one left); the kept run is then continued with
+        ``tol * 1e-3`` (polished), so that seeds that reach the same optimum report the same
+        fit. See "Restarts" in ``docs/mixtures.md``.
+    max_init : int or None, default=None
+        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
+        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
+    n_agree : int, default=3
+        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning``.
     max_iter : int, default=1000
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
         Stop when the (penalised) log-likelihood rises by at most ``tol`` per ranking.
-    init_iter : int or None, default=20
-        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
-        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
-        None runs every start to convergence (classic restarts; slower).
+    init_iter : int or None, default=5
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every start runs only ``init_iter``
+        EM iterations before the most likely ones continue to convergence. None runs every
+        start to convergence (classic restarts; slower).
     mm_steps : int, default=1
         MM updates of each component's worths per EM iteration (each one raises the
         weighted likelihood, so any number gives a generalised EM).
@@ -1315,8 +1350,9 @@ class PlackettLuceMixture(_RankingMixture):
     centers_ : Rankings, shape (K, n_items_)
         The modal ranking of each component (items by decreasing worth).
     weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
-    n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_,
-    log_likelihood_history_, n_items_, kind_, items_
+    n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_, n_init_,
+    n_init_agreeing_, restart_gap_, restart_log_likelihoods_, log_likelihood_history_,
+    n_items_, kind_, items_
         As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1)``.
 
     See Also
@@ -1338,7 +1374,7 @@ class PlackettLuceMixture(_RankingMixture):
 
     Complexity: O(n m log m) to merge identical rankings, then O(K u m mm_steps) time per
     iteration for u distinct rankings, O(K u m) memory. Times the number of iterations over
-    all starts.
+    all starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
