@@ -646,7 +646,7 @@ def test_plackett_luce_restarts_polish_the_kept_run():
     fits = [fitted(PlackettLuceMixture, R, n_components=2, random_state=s) for s in range(3)]
     assert _n_partitions([m.labels_ for m in fits]) == 1
     lls = np.array([m.log_likelihood_ for m in fits])
-    assert (lls.max() - lls.min()) / abs(lls.max()) < 1e-8  # tol * 1e-3 for the kept run
+    assert (lls.max() - lls.min()) / abs(lls.max()) < 1e-8  # tol * 1e-5 for the kept run
     assert all(m.converged_ and m.n_init_agreeing_ >= 3 for m in fits)
 
 

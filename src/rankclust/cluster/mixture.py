@@ -123,7 +123,7 @@ _AGREE_MISMATCH = 1e-3
 _NEAR_TIE_RTOL = 1e-4
 # the kept run is continued with tol * _POLISH (a tighter stop), so that fits from different
 # seeds that reach the same optimum report the same log-likelihood and partition
-_POLISH = 1e-3
+_POLISH = 1e-5
 
 
 # --------------------------------------------------------------------------------------------
@@ -986,7 +986,7 @@ class MallowsMixture(_RankingMixture):
         relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
         an integer: one round of that many starts. Each round continues the 3 most likely
         short runs (later rounds: the best one left); the kept run is then continued with
-        ``tol * 1e-3`` (polished), so that seeds that reach the same optimum report the same
+        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
         fit. See "Restarts" in ``docs/mixtures.md``.
     max_init : int or None, default=None
         Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
@@ -1306,7 +1306,7 @@ class PlackettLuceMixture(_RankingMixture):
         relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
         an integer: one round of that many starts. Each round continues the 3 most likely
         short runs (later rounds: the best one left); the kept run is then continued with
-        ``tol * 1e-3`` (polished), so that seeds that reach the same optimum report the same
+        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
         fit. See "Restarts" in ``docs/mixtures.md``.
     max_init : int or None, default=None
         Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
