@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -608,3 +609,59 @@ def test_outputs_module_is_importable_without_method_modules():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=Path(__file__).parent)  # fmt: skip
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+# ---------------------------------------------------------------------------- issue #17
+def test_select_k_cli_table_is_the_select_k_table(capsys, tmp_path):
+    """One model-selection path: the CLI calls select_k once over all K (warm starts)."""
+    from rankclust.cluster.mixture import MallowsMixture, select_k
+    from rankclust.datasets import make_mallows_mixture
+    from rankclust.io import read_preflib, write_preflib
+
+    R, _ = make_mallows_mixture(200, 5, 3, thetas=0.8, lengths=(1, 5), kind="top", random_state=2)
+    R, _ = R.unique()
+    path, js = tmp_path / "ballots.soi", tmp_path / "sel.json"
+    write_preflib(R, path)
+    code, out, err = run(capsys, "select-k", path, "--ks", "1..4", "--n-init", 3,
+                         "--random-state", 0, "--json", js, "-q")  # fmt: skip
+    assert code == 0, err
+    result = json.loads(js.read_text())
+    data = read_preflib(path)
+    api = select_k(MallowsMixture(n_init=3, random_state=0), data, ks=range(1, 5))
+    cols = ("log_likelihood", "bic", "icl", "aic")
+    assert [[row[c] for c in cols] for row in result["selection"]] == [
+        [row[c] for c in cols] for row in api.table
+    ]
+    ll = [row["log_likelihood"] for row in result["selection"]]
+    assert all(b >= a - 1e-9 * abs(a) for a, b in itertools.pairwise(ll))
+    assert result["best_k"] == api.best_k and result["best_k_by"] == api.best_k_by
+    assert result["at_edge"] == api.at_edge and result["notes"] == api.notes
+    for note in api.notes:
+        assert note in out
+
+
+def test_select_k_cli_says_when_k_is_at_the_edge(capsys, tmp_path, preflib_file):
+    js = tmp_path / "sel.json"
+    code, out, err = run(capsys, "select-k", preflib_file, "--ks", "1,2", "--n-init", 2,
+                         "--random-state", 0, "--json", js, "-q")  # fmt: skip
+    assert code == 0, err
+    result = json.loads(js.read_text())
+    assert result["at_edge"] == "largest" and result["best_k"] == 2
+    assert "the largest K tried" in out and "widen the range of K" in out
+
+
+def test_cluster_summary_shows_map_size_soft_count_and_restarts(capsys, tmp_path, preflib_file):
+    js = tmp_path / "mix.json"
+    code, out, err = run(capsys, "cluster", preflib_file, "-k", 2, "--random-state", 0,
+                         "--json", js, "-q")  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "MAP size" in lines[1] and "soft count" in lines[1]
+    assert any(ln.startswith("MAP size: rankings whose most probable") for ln in lines)
+    assert any(ln.startswith("restarts: ") and "reached by" in ln for ln in lines)
+    fitted = json.loads(js.read_text())["fitted"]
+    assert {"n_init_", "n_init_agreeing_", "restart_gap_"} <= set(fitted)
+    clusters = json.loads(js.read_text())["clusters"]
+    assert sum(c["soft_count"] for c in clusters) == pytest.approx(
+        sum(c["count"] for c in clusters)
+    )

@@ -196,3 +196,28 @@ def test_write_json_is_strict_and_compact(tmp_path):
                                 "empty": {}}  # fmt: skip
     assert "[1.0, 0.0]" in text  # matrix rows stay on one line
     assert "NaN" not in text
+
+
+def test_cluster_summary_mixture_map_size_soft_count_and_empty_flag():
+    from rankclust._report import restart_line
+
+    R = Rankings.from_orderings([[0, 1, 2]] * 2 + [[2, 1, 0]] * 3, weights=[10, 20, 1, 2, 3])
+    mix = _fitted_clusterer(
+        labels_=np.array([0, 0, 1, 1, 1]),
+        centers_=Rankings([[0, 1, 2], [2, 1, 0], [1, 0, 2]]),
+        weights_=np.array([0.5, 0.3, 0.2]),
+        n_rankings_=36.0,
+    )
+    lines = cluster_summary(mix, R).splitlines()
+    assert lines[1].split()[:6] == ["cluster", "rows", "MAP", "size", "soft", "count"]
+    assert lines[3].split()[:5] == ["0", "2", "30", "18", "0.5"]
+    assert lines[5].split()[:5] == ["2", "0", "0", "7.2", "0.2"]
+    assert lines[6].startswith("MAP size: rankings whose most probable component it is")
+    assert lines[7].startswith("cluster 2: MAP size 0 - no ranking is assigned to it")
+    assert restart_line(mix) is None
+    mix.n_init_, mix.n_init_agreeing_, mix.n_agree = 40, 1, 3
+    mix.restart_log_likelihoods_, mix.restart_gap_ = np.array([-5.0, -6.0, -7.0]), 2e-5
+    text = restart_line(mix)
+    assert text.startswith("restarts: 40 starts; the best fit was reached by 1 of the 3")
+    assert "0.002% lower" in text and "may change with the random seed" in text
+    assert text == cluster_summary(mix, R).splitlines()[-1]

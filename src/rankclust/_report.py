@@ -35,6 +35,7 @@ __all__ = [
     "format_table",
     "model_summary",
     "ranking_text",
+    "restart_line",
     "result_dict",
     "selection_summary",
     "to_jsonable",
@@ -333,14 +334,19 @@ def cluster_summary(
     names = _item_names(model, items, m)
     weighted = R is not None and R.is_weighted and len(R) == len(labels)
     sizes = cluster_sizes(labels, n_clusters, R.weights if weighted else None)
-    headers = ["cluster", "size"] + (["count"] if weighted else [])
-    columns: list[np.ndarray] = [sizes[0]] + ([sizes[1]] if weighted else [])
-    for attr in _MIXING_ATTRS:
-        mix = getattr(model, attr, None)
-        if mix is not None and np.ndim(mix) == 1 and len(mix) == n_clusters:
-            headers.append("proportion")
-            columns.append(np.asarray(mix, dtype=float))
-            break
+    mix = _mixing(model, n_clusters)
+    soft = _soft_counts(model, mix)
+    map_size = sizes[1] if weighted else sizes[0]
+    if soft is not None:
+        # a mixture: MAP size (rankings assigned) next to the soft count (responsibilities)
+        headers = (["cluster", "rows"] if weighted else ["cluster"]) + ["MAP size", "soft count"]
+        columns: list[np.ndarray] = ([sizes[0]] if weighted else []) + [map_size, soft]
+    else:
+        headers = ["cluster", "size"] + (["count"] if weighted else [])
+        columns = [sizes[0]] + ([sizes[1]] if weighted else [])
+    if mix is not None:
+        headers.append("proportion")
+        columns.append(mix)
     for attr, label in _DISPERSION_ATTRS:
         disp = getattr(model, attr, None)
         if disp is not None and np.ndim(disp) == 1 and len(disp) == n_clusters:
@@ -359,10 +365,66 @@ def cluster_summary(
     head = title or type(model).__name__
     lines = [f"{head}: {n_clusters} clusters, {n_rows} rows"]
     lines.append(format_table(headers, rows))
+    if soft is not None:
+        lines.append(
+            "MAP size: rankings whose most probable component it is; soft count: the sum of "
+            "its responsibilities (n x proportion). They differ where components overlap."
+        )
+        for k in np.flatnonzero(map_size == 0):
+            lines.append(
+                f"cluster {k}: MAP size 0 - no ranking is assigned to it (soft count "
+                f"{_fmt(float(soft[k]))}); it only shares rankings with other components, "
+                "not a segment of its own: consider fewer clusters."
+            )
     crit = _criteria(model)
     if crit:
         lines.append(", ".join(f"{k} {_fmt(v)}" for k, v in crit))
+    restart = restart_line(model)
+    if restart:
+        lines.append(restart)
     return "\n".join(lines)
+
+
+def _mixing(model: Any, n_clusters: int) -> np.ndarray | None:
+    for attr in _MIXING_ATTRS:
+        mix = getattr(model, attr, None)
+        if mix is not None and np.ndim(mix) == 1 and len(mix) == n_clusters:
+            return np.asarray(mix, dtype=float)
+    return None
+
+
+def _soft_counts(model: Any, mix: np.ndarray | None) -> np.ndarray | None:
+    """``n x mixing weight`` (the sum of the responsibilities) of a mixture, else None."""
+    n = getattr(model, "n_rankings_", None)
+    if mix is None or n is None:
+        return None
+    return float(n) * mix
+
+
+def restart_line(model: Any) -> str | None:
+    """One line on the restarts of a fit (``n_init_``, ``n_init_agreeing_``, ``restart_gap_``),
+    or None for a model without them."""
+    n_starts = getattr(model, "n_init_", None)
+    agreeing = getattr(model, "n_init_agreeing_", None)
+    if n_starts is None or agreeing is None:
+        return None
+    lls = getattr(model, "restart_log_likelihoods_", None)
+    n_cont = len(lls) if lls is not None else None
+    text = f"restarts: {n_starts} starts; the best fit was reached by {agreeing}"
+    text += f" of the {n_cont} run to convergence" if n_cont is not None else ""
+    gap = getattr(model, "restart_gap_", None)
+    if gap is not None and math.isfinite(float(gap)):
+        text += (
+            f"; the best different partition is {100 * float(gap):.2g}% lower in log-likelihood"
+        )
+    n_agree = getattr(model, "n_agree", None)
+    if n_agree is not None and agreeing < min(int(n_agree), n_cont or 0):
+        text += (
+            " - the fit may change with the random seed (raise max_init, e.g. --set max_init=500)"
+        )
+    elif gap is not None and float(gap) <= 1e-4:
+        text += " - another partition fits nearly as well"
+    return text
 
 
 def selection_summary(
@@ -515,6 +577,7 @@ def result_dict(
             if labels is not None
             else None
         )
+        soft = _soft_counts(model, _mixing(model, pos.shape[0]))
         clusters = []
         for k in range(pos.shape[0]):
             present = np.flatnonzero(pos[k] >= 0)
@@ -529,6 +592,8 @@ def result_dict(
                 entry["size"] = int(sizes[0][k])
                 if weighted:
                     entry["count"] = float(sizes[1][k])
+            if soft is not None:  # a mixture: the sum of the responsibilities too
+                entry["soft_count"] = float(soft[k])
             for attr, label in _DISPERSION_ATTRS:
                 disp = getattr(model, attr, None)
                 if disp is not None and np.ndim(disp) == 1 and len(disp) == pos.shape[0]:

@@ -889,34 +889,42 @@ def select_k_table(
     console: _Console,
     make: Callable[[int], Any],
     criterion: str = "bic",
-) -> tuple[list[dict[str, Any]], dict[int, Any]]:
+) -> tuple[list[dict[str, Any]], dict[int, Any], Any]:
     """Fit one model per K; rows ``{"k", "log_likelihood", "bic", "icl", "aic"}`` (or
-    ``{"k", "objective"}`` for a method without criteria) and the fitted models.
+    ``{"k", "objective"}`` for a method without criteria), the fitted models, and the
+    module's selection result (None without one).
 
-    When the estimator's module provides ``select_k(estimator, R, ks=, criterion=)`` (the
-    mixtures do), it does the fitting, one K at a time so that progress can be shown.
+    When the estimator's module provides ``select_k(estimator, R, ks=, criterion=,
+    callback=)`` (the mixtures do), it is called **once** over all K, so that each fit
+    starts also from the K - 1 fit (warm starts) and the table is the one ``select_k``
+    returns for the same seed; its callback advances the progress bar.
     """
     from rankclust.cluster._base import objective_of
 
     selector = getattr(importlib.import_module(cls.__module__), "select_k", None)
     rows: list[dict[str, Any]] = []
     models: dict[int, Any] = {}
+    if callable(selector):
+        with console.progress(None, total=len(ks), desc=f"{cls.__name__} K") as bar:
+
+            def advance(k: int, est: Any, row: dict) -> None:
+                bar.update(1)
+
+            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance)
+        for row in res.table:
+            rows.append({"k": row["k"], **{c: float(row[c]) for c in _TABLE_COLUMNS}})
+        return rows, dict(res.estimators), res
     for k in console.progress(ks, total=len(ks), desc=f"{cls.__name__} K"):
         row: dict[str, Any] = {"k": k}
-        if callable(selector):
-            res = selector(make(k), R, ks=[k], criterion=criterion)
-            est = res.estimators[k]
-            row.update({c: float(res.table[0][c]) for c in _TABLE_COLUMNS if c in res.table[0]})
-        else:
-            est = make(k).fit(R)
-            for attr, name in _SELECTION_CRITERIA:
-                if getattr(est, attr, None) is not None:
-                    row[name] = float(getattr(est, attr))
-            if len(row) == 1:
-                row["objective"] = objective_of(est, R)
+        est = make(k).fit(R)
+        for attr, name in _SELECTION_CRITERIA:
+            if getattr(est, attr, None) is not None:
+                row[name] = float(getattr(est, attr))
+        if len(row) == 1:
+            row["objective"] = objective_of(est, R)
         rows.append(row)
         models[k] = est
-    return rows, models
+    return rows, models, None
 
 
 def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
@@ -935,15 +943,22 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
 
     make(ks[0])  # bad --set values fail here, before any fitting
     console.info(_input_note(R, args.file))
-    rows, models = select_k_table(cls, R, ks, console=console, make=make, criterion=args.criterion)
+    rows, models, res = select_k_table(
+        cls, R, ks, console=console, make=make, criterion=args.criterion
+    )
     criterion = args.criterion if args.criterion in rows[0] else None
     console.print(selection_summary(
         rows, title=f"Model selection: {cls.__name__} ({method.name})",
         choose_by=(criterion,) if criterion else (),
     ))  # fmt: skip
     best_k = None
-    if criterion is not None:
+    if res is not None:
+        best_k = res.best_k
+        for note in res.notes:
+            console.print(note)
+    elif criterion is not None:
         best_k = min(rows, key=lambda r: (r[criterion], r["k"]))["k"]
+    if best_k is not None:
         console.print()
         console.print(
             cluster_summary(models[best_k], R, title=f"best K={best_k} by {criterion.upper()}")
@@ -966,6 +981,8 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
                                   "method": method.name, "selection": rows,
                                   "best_k": best_k, "criterion": criterion}  # fmt: skip
+    if res is not None:
+        extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
     if best is not None:
         out.json(result_dict(best, R=R, extra=extra_json))
         out.save(best)
@@ -1391,7 +1408,7 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
             return make_estimator(cls, n_clusters=k, random_state=rs,
                                   n_init=2 if _has_param(cls, "n_init") else None)  # fmt: skip
 
-        rows, models = select_k_table(cls, data, [1, 2, 3, 4, 5], console=console, make=make)
+        rows, models, _ = select_k_table(cls, data, [1, 2, 3, 4, 5], console=console, make=make)
         crit = "bic" if "bic" in rows[0] else None
         console.print(selection_summary(
             rows, title=f"{cls.__name__} ({method.name}): model selection",

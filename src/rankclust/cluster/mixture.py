@@ -38,7 +38,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -82,11 +82,13 @@ from rankclust.rankings import MAX_PAIRWISE_BYTES, Rankings, _check_alloc, check
 
 __all__ = [
     "BACKENDS",
+    "CRITERION_NOTES",
     "MIXTURE_CENTER_METHODS",
     "MallowsMixture",
     "PlackettLuceMixture",
     "SelectKResult",
     "select_k",
+    "selection_notes",
 ]
 
 #: Centre steps of :class:`MallowsMixture` (see its ``center_method``).
@@ -105,6 +107,25 @@ _PAIR_MATRIX_MAX = 2**24
 # a component whose total responsibility falls below this share of the data is re-seeded
 _EMPTY_SHARE = 1e-10
 
+# restarts (n_init="auto"): fresh starts per round; short runs continued to convergence per
+# round; two continued runs "agree" when their log-likelihoods differ by at most
+# _AGREE_RTOL (relative) and their MAP partitions match on all but _AGREE_MISMATCH of the
+# total weight (up to relabelling: rankings at a near-tie may flip before full convergence);
+# a different partition within _NEAR_TIE_RTOL of the best log-likelihood is a near tie
+_AUTO_BATCH = 10
+_N_CONTINUE = 3
+# the budget of starts with max_init=None: more where starts are cheap (APA ballots: 292
+# distinct rankings of 5 items, u m^2 K = 2e4 for K=3; Irish Meath: 25,101 of 14, 2e7 for K=4)
+_MAX_INIT_CHEAP = 100
+_MAX_INIT = 30
+_CHEAP_WORK = 1e7
+_AGREE_RTOL = 1e-5
+_AGREE_MISMATCH = 1e-3
+_NEAR_TIE_RTOL = 1e-4
+# the kept run is continued with tol * _POLISH (a tighter stop), so that fits from different
+# seeds that reach the same optimum report the same log-likelihood and partition
+_POLISH = 1e-5
+
 
 # --------------------------------------------------------------------------------------------
 # shared driver
@@ -121,6 +142,7 @@ class _Run:
     converged: bool
     history: list = field(default_factory=list)
     n_reseeded: int = 0
+    grown: bool = False  # started from a fitted mixture with one component fewer
 
 
 @dataclass
@@ -202,6 +224,24 @@ def _block_entropy(data: Any, state: _BlockState, order: np.ndarray) -> float:
     return data.w @ ent
 
 
+def _block_contingency(data: Any, a: _BlockState, b: _BlockState) -> np.ndarray:
+    """(K, K) total weight of the rankings in MAP component i of run a and j of run b."""
+    k_comp = a.resp.shape[1]
+    la, lb = np.argmax(a.resp, axis=1), np.argmax(b.resp, axis=1)
+    return np.bincount(la * k_comp + lb, weights=data.w, minlength=k_comp * k_comp).reshape(
+        k_comp, k_comp
+    )
+
+
+def _partition_mismatch(table: np.ndarray) -> float:
+    """Share of the weight outside the best one-to-one matching of two partitions' labels."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(-table)
+    total = table.sum()
+    return float(1.0 - table[rows, cols].sum() / total) if total > 0 else 0.0
+
+
 def _seed_weights(data: Any) -> np.ndarray:
     """``w_i`` times the number of pairs ranking i orders (the first k-means++ draw)."""
     m = data.ranks.shape[1]
@@ -211,6 +251,9 @@ def _seed_weights(data: Any) -> np.ndarray:
 
 
 def _seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
+    pairs = getattr(data, "pairs", None)
+    if pairs is not None:  # the Mallows statistic: one product with the pair indicators
+        return pairs @ discordance_matrix(np.asarray(center)[None, :])[:, 0]
     return kendall_distances(data.R, center).astype(np.float64)
 
 
@@ -285,7 +328,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
         "n_components": [Interval(numbers.Integral, 1, None)],
         "init": [StrOptions({"kmeans++", "random"})],
-        "n_init": [Interval(numbers.Integral, 1, None)],
+        "n_init": [Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
+        "max_init": [Interval(numbers.Integral, 1, None), None],
+        "n_agree": [Interval(numbers.Integral, 1, None)],
         "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None)],
         "init_iter": [Interval(numbers.Integral, 1, None), None],
@@ -512,10 +557,12 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         max_iter: int,
         start: _Run | None = None,
         init: tuple[dict, np.ndarray] | None = None,
+        tol: float | None = None,
     ) -> _Run:
         """EM from a fresh initialisation, from ``init = (params, weights)``, or continued
-        from the state of ``start``."""
+        from the state of ``start``; ``tol`` overrides ``self.tol``."""
         k_comp = self.n_components
+        tol = self.tol if tol is None else tol
         ex = blocks.ex
         if start is None:
             if init is None:
@@ -528,8 +575,10 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             n_reseeded = 0
         else:
             params, weights = start.params, start.weights
+            # the last entry of the history is evaluated again (it is counted as an
+            # iteration only when the run stopped there, converged)
             history = list(start.history[:-1])
-            n_done = start.n_iter
+            n_done = start.n_iter - (1 if start.converged else 0)
             n_reseeded = start.n_reseeded
         total = blocks.total
         converged = False
@@ -540,7 +589,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             n_iter = it
             states, ll, wll, nk = self._e_step(blocks, params, weights)
             history.append(ll)
-            if not changed and ll - ll_old <= self.tol * total:
+            if not changed and ll - ll_old <= tol * total:
                 converged = True
                 break
             ll_old = ll
@@ -575,6 +624,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             converged=converged,
             history=history,
             n_reseeded=n_reseeded,
+            grown=init is not None or (start is not None and start.grown),
         )
 
     def fit(self, R: Any, y: Any = None, sample_weight: Any = None) -> _RankingMixture:
@@ -612,30 +662,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         self._check_data(blocks)
         m = blocks.n_items
         rng = check_random_state(self.random_state)
-        # fresh starts first, so that the random streams of the fresh starts do not depend on
-        # whether warm starts follow
-        iters = self.max_iter if self.init_iter is None else min(self.init_iter, self.max_iter)
-        runs = [self._single_run(blocks, rng, iters) for _ in range(self.n_init)]
-        finalists = [max(runs, key=lambda run: run.log_likelihood)]
-        if warm is not None:
-            grown = [
-                self._single_run(blocks, rng, iters, init=init)
-                for init in self._warm_starts(blocks, warm, rng)
-            ]
-            if grown:
-                # the best fresh and the best grown run both continue, so the fit is never
-                # worse than with the fresh starts alone
-                finalists.append(max(grown, key=lambda run: run.log_likelihood))
-        if self.init_iter is not None:
-            # "small EM" (Biernacki et al. 2003): short runs from every start, then the most
-            # likely one continues to convergence
-            finalists = [
-                self._single_run(blocks, rng, self.max_iter - run.n_iter, start=run)
-                if not run.converged and run.n_iter < self.max_iter
-                else run
-                for run in finalists
-            ]
-        best = max(finalists, key=lambda run: run.log_likelihood)
+        best, search = self._restarts(blocks, rng, warm)
+        self._warn_restarts(search)
         if not best.converged:
             warnings.warn(
                 f"{type(self).__name__}: EM did not converge in max_iter={self.max_iter} "
@@ -670,9 +698,156 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         self.n_iter_ = best.n_iter
         self.converged_ = best.converged
         self.n_reseeded_ = best.n_reseeded
+        self.n_init_ = search["n_starts"]
+        self.n_init_agreeing_ = search["n_agreeing"]
+        self.restart_gap_ = search["gap"]
+        self.restart_log_likelihoods_ = search["log_likelihoods"]
         self.log_likelihood_history_ = np.asarray(best.history)
         self.labels_ = labels_of(best, order)
         return self
+
+    def _continue(
+        self, blocks: _Blocks, rng: np.random.RandomState, run: _Run, tol: float | None = None
+    ) -> _Run:
+        """``run`` continued to convergence (at ``tol``) within its ``max_iter`` iterations."""
+        if run.converged or run.n_iter >= self.max_iter:
+            return run
+        return self._single_run(blocks, rng, self.max_iter - run.n_iter, start=run, tol=tol)
+
+    def _agreement(
+        self, blocks: _Blocks, best: _Run, runs: list, polish: Any
+    ) -> tuple[int, float]:
+        """(runs that reached ``best``, relative log-likelihood gap to the best run with a
+        different partition, ``inf`` if none).
+
+        A run reached the best when its log-likelihood is within ``_AGREE_RTOL`` (relative)
+        and its MAP partition matches the best one on all but ``_AGREE_MISMATCH`` of the
+        weight, up to relabelling (a (K, K) table summed over the blocks). When the
+        log-likelihoods agree but the partitions do not, both runs are first continued with
+        the tight tolerance (``polish(run)``): runs stopped at ``tol`` on either side of one
+        optimum can still split rankings that sit near a tie differently.
+        """
+        scale = max(abs(best.log_likelihood), 1e-300)
+
+        def mismatch(a: _Run, b: _Run) -> float:
+            table = blocks.ex.sum(_block_contingency, blocks.parts, a.states, b.states)
+            return _partition_mismatch(table)
+
+        n_agree, gap = 0, np.inf
+        for run in runs:
+            rel = (best.log_likelihood - run.log_likelihood) / scale
+            same = run is best or mismatch(best, run) <= _AGREE_MISMATCH
+            if not same and rel <= _AGREE_RTOL:
+                same = mismatch(polish(best), polish(run)) <= _AGREE_MISMATCH
+            if same and rel <= _AGREE_RTOL:
+                n_agree += 1
+            elif not same:
+                gap = min(gap, max(rel, 0.0))
+        return n_agree, float(gap)
+
+    def _max_init(self, blocks: _Blocks) -> int:
+        """``max_init``, or for None: ``_MAX_INIT_CHEAP`` starts when a start is cheap
+        (``u m^2 K <= _CHEAP_WORK`` for ``u`` distinct rankings), else ``_MAX_INIT``."""
+        if self.max_init is not None:
+            return int(self.max_init)
+        work = float(blocks.offsets[-1]) * blocks.n_items**2 * self.n_components
+        return _MAX_INIT_CHEAP if work <= _CHEAP_WORK else _MAX_INIT
+
+    def _restarts(
+        self, blocks: _Blocks, rng: np.random.RandomState, warm: Any
+    ) -> tuple[_Run, dict]:
+        """The EM runs of a fit: the kept run and a record of the search (private).
+
+        Every start runs ``init_iter`` EM iterations ("small EM", Biernacki, Celeux & Govaert
+        2003); the ``_N_CONTINUE`` most likely short runs not yet continued go on to
+        convergence. With ``n_init="auto"`` this is repeated in rounds of ``_AUTO_BATCH``
+        fresh starts until ``n_agree`` continued runs reached the best fit (same partition,
+        same log-likelihood, see :meth:`_agreement`) or ``max_init`` starts were made; an
+        integer ``n_init`` makes one round of that many starts. The best run grown from
+        ``warm`` (see :meth:`_warm_starts`) always continues, so the fit is never worse than
+        the (K - 1)-component one. The kept run is then continued with ``tol * _POLISH``.
+        """
+        auto = self.n_init == "auto"
+        batch = _AUTO_BATCH if auto else int(self.n_init)
+        budget = max(self._max_init(blocks), batch) if auto else batch
+        iters = self.max_iter if self.init_iter is None else min(self.init_iter, self.max_iter)
+        pool: list[_Run] = []
+        finals: list[_Run] = []
+        polished: dict[int, _Run] = {}
+
+        def polish(run: _Run) -> _Run:
+            """``run`` continued with ``tol * _POLISH`` (once; a run that did not converge at
+            ``tol`` is left as it is)."""
+            if not run.converged:
+                return run
+            if id(run) not in polished:
+                more = self._single_run(
+                    blocks, rng, self.max_iter, start=run, tol=self.tol * _POLISH
+                )
+                polished[id(run)] = replace(more, converged=True)
+            return polished[id(run)]
+
+        n_starts = 0
+        grown_runs: list[_Run] = []
+        while True:
+            # fresh starts first, so that their random streams do not depend on warm starts
+            n_new = min(batch, budget - n_starts)
+            pool += [self._single_run(blocks, rng, iters) for _ in range(n_new)]
+            if warm is not None and n_starts == 0:
+                grown_runs = [
+                    self._single_run(blocks, rng, iters, init=init)
+                    for init in self._warm_starts(blocks, warm, rng)
+                ]
+                if grown_runs:
+                    top = max(grown_runs, key=lambda run: run.log_likelihood)
+                    finals.append(self._continue(blocks, rng, top))
+                    pool += [run for run in grown_runs if run is not top]
+                n_starts += len(grown_runs)
+            n_starts += n_new
+            pool.sort(key=lambda run: -run.log_likelihood)
+            # the first round continues _N_CONTINUE runs, later rounds the best one left
+            n_continue = _N_CONTINUE if n_starts <= batch + len(grown_runs) else 1
+            finals += [self._continue(blocks, rng, run) for run in pool[:n_continue]]
+            pool = pool[n_continue:]
+            for run in pool:
+                if not run.converged:
+                    run.states = []  # continued from its parameters only: free the memory
+            best = max(finals, key=lambda run: run.log_likelihood)
+            n_agreeing, gap = self._agreement(blocks, best, finals, polish)
+            if not auto or n_agreeing >= self.n_agree or n_starts >= budget:
+                break
+        best = polish(best)
+        search = {
+            "n_starts": n_starts,
+            "n_continued": len(finals),
+            "n_agreeing": n_agreeing,
+            "gap": gap,
+            "log_likelihoods": np.sort([run.log_likelihood for run in finals])[::-1],
+            "auto": auto,
+            "best_converged": best.converged,
+        }
+        return best, search
+
+    def _warn_restarts(self, search: dict) -> None:
+        """The warnings of :meth:`_restarts`: too few agreeing starts, or a near tie."""
+        name = type(self).__name__
+        if search["auto"] and search["n_agreeing"] < min(self.n_agree, search["n_continued"]):
+            warnings.warn(
+                f"{name}: the best fit was reached by {search['n_agreeing']} of the "
+                f"{search['n_continued']} starts run to convergence ({search['n_starts']} "
+                f"starts in all, n_agree={self.n_agree}); another random_state may give a "
+                "different fit: raise max_init (see n_init_agreeing_ and restart_gap_)",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        if search["gap"] <= _NEAR_TIE_RTOL:
+            warnings.warn(
+                f"{name}: a different partition fits nearly as well (log-likelihood "
+                f"{search['gap']:.1e} lower, relative); the clusters are not well determined "
+                "by the data (see restart_gap_)",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     def _n_parameters(self, m: int) -> float:
         return (self.n_components - 1) + self.n_components * self._n_free(m)
@@ -828,17 +1003,29 @@ class MallowsMixture(_RankingMixture):
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
         permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
-    n_init : int, default=10
-        Number of initialisations; the run with the highest log-likelihood is kept.
+    n_init : int or "auto", default="auto"
+        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
+        continued to convergence reached the best fit (same log-likelihood within 1e-5
+        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
+        an integer: one round of that many starts. Each round continues the 3 most likely
+        short runs (later rounds: the best one left); the kept run is then continued with
+        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
+        fit. See "Restarts" in ``docs/mixtures.md``.
+    max_init : int or None, default=None
+        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
+        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
+    n_agree : int, default=3
+        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning``.
     max_iter : int, default=500
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
         Stop when the log-likelihood rises by at most ``tol`` per ranking in one iteration
         and no centre moved.
-    init_iter : int or None, default=20
-        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
-        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
-        None runs every start to convergence (classic restarts; slower).
+    init_iter : int or None, default=5
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every start runs only ``init_iter``
+        EM iterations before the most likely ones continue to convergence. None runs every
+        start to convergence (classic restarts; slower).
     theta_init : float, default=1.0
         Initial dispersion of every component.
     theta_max : float, default=THETA_MAX (50)
@@ -890,6 +1077,15 @@ class MallowsMixture(_RankingMixture):
     converged_ : bool
     n_reseeded_ : int
         Empty components re-seeded during the best run (a warning is emitted when > 0).
+    n_init_ : int
+        Starts made (fresh, and grown from the K - 1 fit in :func:`select_k`).
+    n_init_agreeing_ : int
+        Runs continued to convergence that reached the kept fit (itself included).
+    restart_gap_ : float
+        Relative log-likelihood gap between the kept fit and the best continued run with a
+        different partition (``inf`` if there is none); at most 1e-4 gives a warning.
+    restart_log_likelihoods_ : ndarray of float64
+        Log-likelihoods of the runs continued to convergence, decreasing.
     log_likelihood_history_ : ndarray
         Log-likelihood after every E-step of the best run (non-decreasing unless a
         component was re-seeded).
@@ -916,7 +1112,8 @@ class MallowsMixture(_RankingMixture):
     O(u m^2 K) time for u distinct rankings (two matrix products) plus the centre steps
     (O(2^m m K) exact, O(m^2 K) per local-search sweep) and O(K m) per Newton step;
     O(u m^2 + u K) memory (above 2^24 entries the per-row pair matrix is not stored and the
-    statistic is recomputed per component in O(u m^2)). Times ``n_init``.
+    statistic is recomputed per component in O(u m^2)). Times the iterations of all starts
+    (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -956,10 +1153,12 @@ class MallowsMixture(_RankingMixture):
         *,
         center_method: str = "auto",
         init: str = "kmeans++",
-        n_init: int = 10,
+        n_init: int | str = "auto",
+        max_init: int | None = None,
+        n_agree: int = 3,
         max_iter: int = 500,
         tol: float = 1e-6,
-        init_iter: int | None = 20,
+        init_iter: int | None = 5,
         theta_init: float = 1.0,
         theta_max: float = THETA_MAX,
         center_dof: float = 0.0,
@@ -970,6 +1169,8 @@ class MallowsMixture(_RankingMixture):
         self.center_method = center_method
         self.init = init
         self.n_init = n_init
+        self.max_init = max_init
+        self.n_agree = n_agree
         self.max_iter = max_iter
         self.tol = tol
         self.init_iter = init_iter
@@ -1128,15 +1329,28 @@ class PlackettLuceMixture(_RankingMixture):
         Starting components: k-means++ seeding on Kendall's statistic (seed rankings
         completed at random), or random permutations; a seed ranking ``s`` becomes the
         log-worths ``-init_scale * position``.
-    n_init : int, default=10
+    n_init : int or "auto", default="auto"
+        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
+        continued to convergence reached the best fit (same log-likelihood within 1e-5
+        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
+        an integer: one round of that many starts. Each round continues the 3 most likely
+        short runs (later rounds: the best one left); the kept run is then continued with
+        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
+        fit. See "Restarts" in ``docs/mixtures.md``.
+    max_init : int or None, default=None
+        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
+        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
+    n_agree : int, default=3
+        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning``.
     max_iter : int, default=1000
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
         Stop when the (penalised) log-likelihood rises by at most ``tol`` per ranking.
-    init_iter : int or None, default=20
-        "Small EM" (Biernacki, Celeux & Govaert 2003): every one of the ``n_init`` starts
-        runs only ``init_iter`` EM iterations, and the most likely continues to convergence.
-        None runs every start to convergence (classic restarts; slower).
+    init_iter : int or None, default=5
+        "Small EM" (Biernacki, Celeux & Govaert 2003): every start runs only ``init_iter``
+        EM iterations before the most likely ones continue to convergence. None runs every
+        start to convergence (classic restarts; slower).
     mm_steps : int, default=1
         MM updates of each component's worths per EM iteration (each one raises the
         weighted likelihood, so any number gives a generalised EM).
@@ -1165,8 +1379,9 @@ class PlackettLuceMixture(_RankingMixture):
     centers_ : Rankings, shape (K, n_items_)
         The modal ranking of each component (items by decreasing worth).
     weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
-    n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_,
-    log_likelihood_history_, n_items_, kind_, items_
+    n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_, n_init_,
+    n_init_agreeing_, restart_gap_, restart_log_likelihoods_, log_likelihood_history_,
+    n_items_, kind_, items_
         As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1)``.
 
     See Also
@@ -1188,7 +1403,7 @@ class PlackettLuceMixture(_RankingMixture):
 
     Complexity: O(n m log m) to merge identical rankings, then O(K u m mm_steps) time per
     iteration for u distinct rankings, O(K u m) memory. Times the number of iterations over
-    all starts.
+    all starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -1218,10 +1433,12 @@ class PlackettLuceMixture(_RankingMixture):
         n_components: int = 2,
         *,
         init: str = "kmeans++",
-        n_init: int = 10,
+        n_init: int | str = "auto",
+        max_init: int | None = None,
+        n_agree: int = 3,
         max_iter: int = 1000,
         tol: float = 1e-6,
-        init_iter: int | None = 20,
+        init_iter: int | None = 5,
         mm_steps: int = 1,
         alpha: float = 0.0,
         init_scale: float = 0.5,
@@ -1231,6 +1448,8 @@ class PlackettLuceMixture(_RankingMixture):
         self.n_components = n_components
         self.init = init
         self.n_init = n_init
+        self.max_init = max_init
+        self.n_agree = n_agree
         self.max_iter = max_iter
         self.tol = tol
         self.init_iter = init_iter
@@ -1331,6 +1550,14 @@ class PlackettLuceMixture(_RankingMixture):
 # --------------------------------------------------------------------------------------------
 # model selection
 # --------------------------------------------------------------------------------------------
+#: What each criterion favours, in one line (shown when they choose different K).
+CRITERION_NOTES = {
+    "bic": "BIC favours fit: components that describe the density of the rankings well",
+    "icl": "ICL favours well-separated clusters: it adds the entropy of the assignments",
+    "aic": "AIC favours fit with a lighter penalty than BIC (more components)",
+}
+
+
 @dataclass
 class SelectKResult:
     """Result of :func:`select_k`.
@@ -1341,7 +1568,8 @@ class SelectKResult:
         Numbers of components tried.
     table : list of dict
         One row per K: ``k``, ``log_likelihood``, ``n_parameters``, ``bic``, ``aic``,
-        ``icl``, ``n_iter``, ``converged``, ``seconds`` (wall time of the fit).
+        ``icl``, ``n_iter``, ``converged``, ``n_init_agreeing``, ``seconds`` (wall time of
+        the fit).
     criterion : str
         The criterion minimised.
     best_k : int
@@ -1349,6 +1577,14 @@ class SelectKResult:
         The fitted estimator with ``best_k`` components.
     estimators : dict of int to estimator
         Every fitted estimator.
+    best_k_by : dict of str to int
+        The K each criterion (``"bic"``, ``"icl"``, ``"aic"``) would choose.
+    at_edge : {"smallest", "largest"} or None
+        ``best_k`` is the smallest or the largest K tried (and more than one K was tried):
+        the optimum may lie outside the range, so widen ``ks``.
+    notes : list of str
+        Sentences for the reader: the edge of the range, and BIC and ICL choosing
+        different K (with what each favours).
     """
 
     ks: list
@@ -1357,9 +1593,12 @@ class SelectKResult:
     best_k: int
     best_estimator: Any
     estimators: dict
+    best_k_by: dict = field(default_factory=dict)
+    at_edge: str | None = None
+    notes: list = field(default_factory=list)
 
     def to_markdown(self) -> str:
-        """The table as GitHub markdown (the chosen K marked)."""
+        """The table as GitHub markdown (the chosen K marked), then the notes."""
         lines = [
             "| K | log-likelihood | p | BIC | AIC | ICL | iterations | seconds |",
             "|---|---|---|---|---|---|---|---|",
@@ -1371,7 +1610,41 @@ class SelectKResult:
                 f"| {row['bic']:.2f} | {row['aic']:.2f} | {row['icl']:.2f} | {row['n_iter']} "
                 f"| {row['seconds']:.2f} |"
             )
+        lines += [f"\n{note}" if i == 0 else note for i, note in enumerate(self.notes)]
         return "\n".join(lines)
+
+
+def selection_notes(table: list, criterion: str, ks: list) -> tuple[dict, str | None, list]:
+    """(K chosen by each criterion, ``at_edge``, notes) of a selection table (private use
+    by :func:`select_k` and the CLI: one wording for both)."""
+    best_k_by = {
+        c: int(min(table, key=lambda row, c=c: (row[c], row["k"]))["k"])
+        for c in ("bic", "icl", "aic")
+        if table and c in table[0]
+    }
+    best = best_k_by[criterion]
+    notes = []
+    at_edge = None
+    if len(ks) > 1 and best in (min(ks), max(ks)):
+        at_edge = "smallest" if best == min(ks) else "largest"
+        wider = f"below K={best}" if at_edge == "smallest" else f"above K={best}"
+        if at_edge == "smallest" and best == 1:
+            notes.append(
+                f"{criterion.upper()} chose K=1, the smallest K tried: "
+                "the data may show no cluster structure at all."
+            )
+        else:
+            notes.append(
+                f"{criterion.upper()} chose K={best}, the {at_edge} K tried: the optimum may "
+                f"lie {wider}; widen the range of K."
+            )
+    if "bic" in best_k_by and "icl" in best_k_by and best_k_by["bic"] != best_k_by["icl"]:
+        notes.append(
+            f"BIC and ICL disagree: BIC chooses K={best_k_by['bic']}, "
+            f"ICL chooses K={best_k_by['icl']}."
+        )
+        notes.append(f"  {CRITERION_NOTES['bic']}; {CRITERION_NOTES['icl']}.")
+    return best_k_by, at_edge, notes
 
 
 def select_k(
@@ -1382,6 +1655,7 @@ def select_k(
     criterion: str = "bic",
     sample_weight: Any = None,
     warm_start: bool = True,
+    callback: Any = None,
 ) -> SelectKResult:
     """Fit a mixture for every K in ``ks`` and choose K by an information criterion.
 
@@ -1405,6 +1679,9 @@ def select_k(
         fresh starts alone, and the log-likelihood reached is (near-)monotone in K; with
         independent starts only, EM over discrete centres often ends below the
         (K - 1)-component optimum (APA data). False fits every K independently.
+    callback : callable, optional
+        ``callback(k, estimator, row)`` after each fit (e.g. to show progress; the CLI's
+        ``select-k`` uses it).
 
     Returns
     -------
@@ -1452,15 +1729,22 @@ def select_k(
                 "icl": est.icl_,
                 "n_iter": est.n_iter_,
                 "converged": est.converged_,
+                "n_init_agreeing": getattr(est, "n_init_agreeing_", None),
                 "seconds": seconds,
             }
         )
-    best = min(table, key=lambda row: (row[criterion], row["k"]))
+        if callback is not None:
+            callback(k, est, table[-1])
+    best_k_by, at_edge, notes = selection_notes(table, criterion, ks)
+    best_k = best_k_by[criterion]
     return SelectKResult(
         ks=ks,
         table=table,
         criterion=criterion,
-        best_k=best["k"],
-        best_estimator=estimators[best["k"]],
+        best_k=best_k,
+        best_estimator=estimators[best_k],
         estimators=estimators,
+        best_k_by=best_k_by,
+        at_edge=at_edge,
+        notes=notes,
     )
