@@ -491,7 +491,7 @@ _nb_pl_objective = numba.njit(_pl_objective, cache=True, nogil=True)
 
 
 def _pl_grad_hess(
-    orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess
+    orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, with_hess
 ):  # pragma: no cover - compiled below
     """Gradient and negated Hessian of :func:`_pl_objective` at ``v = exp(theta)``.
 
@@ -500,14 +500,17 @@ def _pl_grad_hess(
     ``B_t`` the same sum of ``1/S_j^2``, the label at position ``t`` gets
     ``grad -= c v_a A_t`` and ``hess[a, a] += c (v_a A_t - v_a^2 B_t)``, a pair at positions
     ``u < t`` gets ``hess[a, b] -= c v_a v_b B_u``. The prior adds ``alpha (1 - v)`` and
-    ``alpha diag(v)`` (so ``hess`` is positive definite). O(sum_i l_i^2) time.
+    ``alpha diag(v)`` (so ``hess`` is positive definite). Only the lower triangle of
+    ``hess`` is written, and only when ``with_hess``. O(sum_i l_i^2) time (O(sum_i l_i)
+    for the gradient alone).
     """
     m = v.shape[0]
     for a in range(m):
         grad[a] = wins[a] + alpha - alpha * v[a]
-        for b in range(m):
-            hess[a, b] = 0.0
-        hess[a, a] = alpha * v[a]
+        if with_hess:
+            for b in range(a):
+                hess[a, b] = 0.0
+            hess[a, a] = alpha * v[a]
     for i in range(k):
         ci = c[i]
         if ci == 0.0:
@@ -530,23 +533,29 @@ def _pl_grad_hess(
             a = orders[r, t]
             va = v[a]
             grad[a] -= ci * va * acc_a
+            if not with_hess:
+                continue
             hess[a, a] += ci * (va * acc_a - va * va * acc_b)
-            # pairs (u, t), u < t: B_u (the running sums at u are kept in suffix[ln + u])
+            # pairs (u, t), u < t: B_u (the running sums at u are kept in suffix[ln + u]);
+            # only the lower triangle is filled (all that the Cholesky solve reads)
+            cva = ci * va
             for u in range(t):
                 b = orders[r, u]
-                h = ci * va * v[b] * suffix[ln + u]
-                hess[a, b] -= h
-                hess[b, a] -= h
+                h = cva * v[b] * suffix[ln + u]
+                if a > b:
+                    hess[a, b] -= h
+                else:
+                    hess[b, a] -= h
             suffix[ln + t] = acc_b
 
 
 _nb_pl_grad_hess = numba.njit(_pl_grad_hess, cache=True, nogil=True)
 
 
-def _cholesky_solve(a, b, out):  # pragma: no cover - compiled below
-    """Solve ``a x = b`` for a symmetric positive definite ``a`` (overwritten by its factor).
+def _cholesky_factor(a):  # pragma: no cover - compiled below
+    """Cholesky factor of a symmetric positive definite ``a``, in place (lower triangle).
 
-    Returns False if a pivot is not positive (then ``out`` is undefined).
+    Reads only the lower triangle of ``a``. Returns False if a pivot is not positive.
     """
     m = a.shape[0]
     for j in range(m):
@@ -562,24 +571,32 @@ def _cholesky_solve(a, b, out):  # pragma: no cover - compiled below
             for p in range(j):
                 s -= a[i, p] * a[j, p]
             a[i, j] = s / d
+    return True
+
+
+_nb_cholesky_factor = numba.njit(_cholesky_factor, cache=True, nogil=True)
+
+
+def _cholesky_solve(L, b, out):  # pragma: no cover - compiled below
+    """Solve ``L L^T x = b`` for the lower-triangular factor ``L`` of :func:`_cholesky_factor`."""
+    m = L.shape[0]
     for i in range(m):
         s = b[i]
         for p in range(i):
-            s -= a[i, p] * out[p]
-        out[i] = s / a[i, i]
+            s -= L[i, p] * out[p]
+        out[i] = s / L[i, i]
     for i in range(m - 1, -1, -1):
         s = out[i]
         for p in range(i + 1, m):
-            s -= a[p, i] * out[p]
-        out[i] = s / a[i, i]
-    return True
+            s -= L[p, i] * out[p]
+        out[i] = s / L[i, i]
 
 
 _nb_cholesky_solve = numba.njit(_cholesky_solve, cache=True, nogil=True)
 
 
 def _pl_map_one(
-    orders, lengths, row_w, idx, w, k, alpha, max_iter, tol, warm, theta, work, hess
+    orders, lengths, row_w, idx, w, k, alpha, max_iter, tol, warm, order_only, theta, work, hess
 ):  # pragma: no cover - compiled below
     """MAP log-worths of one query's neighbour rankings by damped Newton's method.
 
@@ -587,13 +604,25 @@ def _pl_map_one(
     after the ``lengths[r]`` present ones), ``row_w`` (n,) their weights; ``idx`` (>= k,)
     the neighbours and ``w`` (>= k,) their weights (only the first ``k`` are read);
     ``warm``: start from ``theta`` as given instead of one MM step from equal worths.
+    ``order_only``: only the order of the log-worths is needed (a prediction), so a fit
+    also stops, converged, when a full step moves no centred log-worth by more than a
+    quarter of the smallest gap between two log-worths after it (the Newton step estimates
+    the remaining distance to the optimum, so no pair can swap any more).
     OUT: ``theta`` (m,) the (uncentred) MAP log-worths. Scratch: ``work`` (8 m + k,),
     ``hess`` (m, m). Returns ``(n_iter, converged)``.
 
+    After a full step whose largest component is at most a quarter of the previous one, the
+    next step reuses the Cholesky factor of the previous Hessian (a chord step: the gradient
+    costs O(k m), the Hessian O(k m^2)); a step that shrinks less, or a line search, makes
+    the next step a Newton step again.
+
     The objective (:func:`_pl_objective`) is strictly concave for ``alpha > 0``: each step
     solves the Newton system (Cholesky), then halves the step until Armijo's condition
-    holds (no step moves a log-worth by more than 20). Converged when a step moves no
-    centred log-worth by more than ``tol``; quadratic convergence makes that a few steps.
+    holds (no step moves a log-worth by more than 20); near the optimum (squared Newton
+    decrement <= 1/4 and no log-worth moving by more than 1/2) the full step is taken
+    without evaluating the objective. Converged when a Newton step moves no centred
+    log-worth by more than ``tol`` (that step is taken); quadratic convergence makes that a
+    few steps.
     The optimum is the fixed point of Hunter's MM update with the Gamma prior
     (:func:`rankclust.models.plackett_luce.fit_scores`).
     """
@@ -626,19 +655,58 @@ def _pl_map_one(
         # one MM step from equal worths (v = 1): v_a = (alpha + W_a) / (alpha + D_a(1))
         for a in range(m):
             theta[a] = np.log((alpha + wins[a]) / denom[a])
-    f = _nb_pl_objective(orders, lengths, idx, c, k, alpha, theta, v)
+    for a in range(m):
+        v[a] = np.exp(theta[a])
+    f = np.nan  # the objective at theta, evaluated only when a line search needs it
     n_iter = 0
     converged = False
+    reuse = False  # whether the next step may reuse the factor in hess
+    last = np.inf  # the largest component of the previous step
     while n_iter < max_iter:
         n_iter += 1
-        _nb_pl_grad_hess(orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess)
-        if not _nb_cholesky_solve(hess, grad, step):
+        # Newton's Hessian when the previous step was a line search or did not shrink by
+        # a factor 4; else the previous factor again (a chord step: O(k m), not O(k m^2))
+        refresh = not reuse
+        _nb_pl_grad_hess(orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, refresh)
+        if refresh and not _nb_cholesky_factor(hess):
             break
-        slope = 0.0
+        _nb_cholesky_solve(hess, grad, step)
+        slope = 0.0  # the squared Newton decrement
         big = 0.0
+        mean = 0.0
         for a in range(m):
             slope += grad[a] * step[a]
             big = max(big, abs(step[a]))
+            mean += step[a]
+        mean /= m
+        move = 0.0
+        for a in range(m):
+            move = max(move, abs(step[a] - mean))
+        if move <= tol or (slope <= 0.25 and big <= 0.5):
+            # close to the optimum (a small Newton decrement and step): the full step is an
+            # ascent step of a concave function, no line search (saves its logarithms)
+            for a in range(m):
+                theta[a] += step[a]
+                v[a] = np.exp(theta[a])
+            f = np.nan
+            if move <= tol:
+                converged = True
+                break
+            if order_only:
+                gap = np.inf
+                for a in range(m):
+                    for b in range(a):
+                        gap = min(gap, abs(theta[a] - theta[b]))
+                if 4.0 * move < gap:
+                    converged = True
+                    break
+            reuse = big <= 0.25 * last  # keep the factor while the steps shrink fast
+            last = big
+            continue
+        reuse = False
+        last = np.inf
+        if not f == f:
+            f = _nb_pl_objective(orders, lengths, idx, c, k, alpha, theta, v)
         t = 1.0 if big <= 20.0 else 20.0 / big
         f_new = -np.inf
         while t > 1e-12:
@@ -648,20 +716,11 @@ def _pl_map_one(
             if f_new >= f + 1e-4 * t * slope:
                 break
             t *= 0.5
-        mean = 0.0
-        for a in range(m):
-            mean += step[a]
-        mean /= m
-        move = 0.0
-        for a in range(m):
-            move = max(move, abs(step[a] - mean))
         if not f_new >= f + 1e-4 * t * slope:
-            # no ascent left in the Newton direction: rounding at the optimum (a tiny full
-            # step), or a failure (then not converged)
-            converged = move <= tol
+            # no ascent left in the Newton direction (rounding, or a failure)
             break
         for a in range(m):
-            theta[a] = trial[a]
+            theta[a] = trial[a]  # v = exp(trial) from the last objective call
         f = f_new
         if t * move <= tol:
             converged = True
@@ -709,6 +768,7 @@ def _predict_pl(
     alpha,
     max_iter,
     tol,
+    order_only,
     scores,
     positions,
     n_iter,
@@ -716,7 +776,8 @@ def _predict_pl(
 ):  # pragma: no cover - compiled below
     """Local Plackett-Luce MAP fit of every query from its (Q, k) neighbour matrix.
 
-    IN: as :func:`_pl_map_one`, with ``ind``/``dist`` (Q, k) (any order within a row).
+    IN: as :func:`_pl_map_one`, with ``ind``/``dist`` (Q, k) (any order within a row);
+    with ``order_only`` the scores are only accurate enough to order the labels.
     OUT: ``scores`` (Q, m) centred MAP log-worths, ``positions`` (Q, m) the labels ordered
     by decreasing score (ties within :data:`PL_TIE_TOL` to the lower index), ``n_iter``,
     ``converged`` (Q,). O(Q T k m^2 + Q T m^3) time for T Newton steps.
@@ -730,7 +791,20 @@ def _predict_pl(
     for q in range(n_q):
         _nb_pl_weights(dist[q], k, uniform, w)
         n_iter[q], converged[q] = _nb_pl_map_one(
-            orders, lengths, row_w, ind[q], w, k, alpha, max_iter, tol, False, theta, work, hess
+            orders,
+            lengths,
+            row_w,
+            ind[q],
+            w,
+            k,
+            alpha,
+            max_iter,
+            tol,
+            False,
+            order_only,
+            theta,
+            work,
+            hess,
         )
         mean = 0.0
         for a in range(m):
@@ -778,6 +852,7 @@ def _loo_pl(
                 max_iter,
                 tol,
                 g > 0,
+                True,
                 theta,
                 work,
                 hess,

@@ -714,9 +714,13 @@ class IBLRPlackettLuce(_BaseIBLR):
         self._row_weights = np.ascontiguousarray(R.weights, dtype=np.float64)
 
     def _fit_scores(
-        self, dist: np.ndarray, ind: np.ndarray
+        self, dist: np.ndarray, ind: np.ndarray, order_only: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Centred MAP log-worths, position vectors and convergence flags of the queries."""
+        """Centred MAP log-worths, position vectors and convergence flags of the queries.
+
+        ``order_only``: the fits stop once the order of the scores is settled (see
+        :func:`~rankclust.label_ranking._iblr_kernels._pl_map_one`), for ``predict``.
+        """
         q, m = ind.shape[0], self.n_items_
         scores = np.empty((q, m))
         positions = np.empty((q, m), dtype=np.int64)
@@ -728,7 +732,7 @@ class IBLRPlackettLuce(_BaseIBLR):
                 np.ascontiguousarray(ind, dtype=np.intp),
                 np.ascontiguousarray(dist, dtype=np.float64),
                 self.weights == "uniform", float(self.alpha), int(self.max_iter),
-                float(self.tol), scores, positions, n_iter, converged,
+                float(self.tol), order_only, scores, positions, n_iter, converged,
             )  # fmt: skip
         return scores, positions, converged
 
@@ -745,7 +749,7 @@ class IBLRPlackettLuce(_BaseIBLR):
             )
 
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
-        _, positions, converged = self._fit_scores(dist, ind)
+        _, positions, converged = self._fit_scores(dist, ind, order_only=True)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return positions
 
