@@ -111,6 +111,8 @@ def report(runs: dict) -> str:
         "",
     ]
     for tag, run in runs.items():
+        if tag.startswith("_"):
+            continue
         lines += [f"### {tag}", "", run["meta"], ""]
         rows = []
         tot = {m: [0.0, 0.0] for m in METHODS}
@@ -172,6 +174,8 @@ def report(runs: dict) -> str:
             )
         )
         lines.append("")
+    if "_notes" in runs:
+        lines += ["### Notes", "", runs["_notes"], ""]
     return "\n".join(lines)
 
 

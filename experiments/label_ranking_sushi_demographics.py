@@ -163,6 +163,33 @@ def report(runs: dict) -> str:
         "folds (wall clock, shared 2-core machine). Size: mean leaves of a tree, mean k of IBLR.",
         "",
     ]
+    if len(runs) > 1:
+        tags = list(runs)
+        lines += [
+            "## Summary: each default against the consensus baseline",
+            "",
+            "Kendall tau (mean ± sd over the 10 folds) and, in brackets, the mean paired "
+            "difference to the consensus baseline with the number of folds where the default is "
+            "better.",
+            "",
+            "| method | " + " | ".join(tags) + " |",
+            "|---|" + "---|" * len(tags),
+        ]
+        for m in DEFAULTS:
+            cells = []
+            for tag in tags:
+                row = runs[tag]["rows"].get(m)
+                if row is None:
+                    cells.append("–")
+                elif m == "Consensus":
+                    cells.append(f"{row['tau_mean']:.3f} ± {row['tau_sd']:.3f}")
+                else:
+                    cells.append(
+                        f"{row['tau_mean']:.3f} ± {row['tau_sd']:.3f} "
+                        f"({row['diff_mean']:+.3f}, {row['folds_won']}/10)"
+                    )
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append("")
     for tag, run in runs.items():
         lines += [f"## {tag}", "", run.get("note", ""), ""]
         lines += [
