@@ -7,21 +7,24 @@ fold: fit + predict wall time and the mean Kendall tau on the test part; the tab
 times and averages tau over the folds.
 
 Pairs compared (same algorithm and settings on both sides; both use the features as given,
-which the data files ship normalised, so the kNN rows must predict identically):
+which the data files ship normalised, so the kNN rows must predict identically: rankclust's
+IBLR runs with ``scaling="none"``, no longer its default, and its trees with ``ccp_alpha=0``,
+no pruning, as scikit-lr's; issue #17 made standardised features and a pruned tree the
+defaults):
 
 * ``kNN`` -- ``IBLRMallows(n_neighbors=5, weights="uniform")`` vs
   ``KNeighborsLabelRanker()`` (k = 5, uniform weights, Mallows/Borda centre);
 * ``kNN-dudani`` -- Dudani weights with the k that rankclust's leave-one-out chose in that
   fold: ``IBLRMallows(n_neighbors=k)`` vs ``KNeighborsLabelRanker(n_neighbors=k,
   weights="dudani")``;
-* ``IBLR-auto`` -- rankclust's default ``IBLRMallows()`` including its leave-one-out choice
+* ``IBLR-auto`` -- ``IBLRMallows(scaling="none")`` including its leave-one-out choice
   of k, against the same peer row (which gets that k for free);
-* ``tree`` -- ``LabelRankingTree(random_state=0)`` (the default: impurity criterion, fully
+* ``tree`` -- ``LabelRankingTree(ccp_alpha=0, random_state=0)`` (impurity criterion, fully
   grown except where no split lowers the impurity, a random feature order per node deciding
   exact ties) vs ``DecisionTreeLabelRanker(random_state=0)`` (scikit-lr's default: the
   same), and ``tree-paper`` -- ``LabelRankingTree(min_node_size_factor=2,
-  min_impurity_decrease=None, random_state=0)`` (the paper's tree: no split below 2 x labels
-  examples) against the same peer row.
+  min_impurity_decrease=None, ccp_alpha=0, random_state=0)`` (the paper's tree: no split
+  below 2 x labels examples) against the same peer row.
 
 Run: ``.venv/bin/python benchmarks/bench_label_ranking.py --peers-python
 .venv-peers/bin/python`` (writes ``benchmarks/RESULTS_label_ranking.md``; ``--no-write`` only
@@ -120,18 +123,20 @@ def run_ours(X, Y, fold_of, methods):
         if "IBLR-auto" in methods or "kNN-dudani" in methods:
             # rankclust's default IBLR: k chosen by leave-one-out (no peer counterpart); the
             # kNN-dudani rows of both libraries use the k it chose
-            auto, r = _timed(lambda: IBLRMallows(random_state=0), X, Y, tr, te)
+            auto, r = _timed(lambda: IBLRMallows(scaling="none", random_state=0), X, Y, tr, te)
             if "IBLR-auto" in methods:
                 res["IBLR-auto"].append(r)
             ks.append(int(auto.n_neighbors_))
         else:
             ks.append(5)
         makers = {
-            "kNN": lambda: IBLRMallows(n_neighbors=5, weights="uniform"),
-            "kNN-dudani": lambda k=ks[-1]: IBLRMallows(n_neighbors=k, weights="dudani"),
-            "tree": lambda: LabelRankingTree(random_state=0),
+            "kNN": lambda: IBLRMallows(n_neighbors=5, weights="uniform", scaling="none"),
+            "kNN-dudani": lambda k=ks[-1]: IBLRMallows(
+                n_neighbors=k, weights="dudani", scaling="none"
+            ),
+            "tree": lambda: LabelRankingTree(ccp_alpha=0.0, random_state=0),
             "tree-paper": lambda: LabelRankingTree(
-                min_node_size_factor=2, min_impurity_decrease=None, random_state=0
+                min_node_size_factor=2, min_impurity_decrease=None, ccp_alpha=0.0, random_state=0
             ),
         }
         for name in methods:
@@ -187,9 +192,9 @@ def main() -> None:
 
     # warm up the compiled kernels so that no data set pays the numba cache load
     Xw, Yw = load_label_ranking("iris")
-    IBLRMallows(n_neighbors=5).fit(Xw, Yw).predict(Xw)
+    IBLRMallows(n_neighbors=5, scaling="none").fit(Xw, Yw).predict(Xw)
     if "tree" in methods or "tree-paper" in methods:
-        LabelRankingTree().fit(Xw, Yw).predict(Xw)
+        LabelRankingTree(ccp_alpha=0.0).fit(Xw, Yw).predict(Xw)
 
     rows = []
     totals = {}

@@ -6,9 +6,11 @@ same folds for every method and missing rate); the training rankings of each fol
 label independently with probability p in {0, 0.3, 0.6} (seeded per data set, repetition,
 fold and p; test rankings stay complete); Kendall tau is averaged over the test rows of a
 fold, then over the folds. Methods: CC (perceptron, alpha = 500; averaged, the library
-default, and the last weight vector as an extra column), IBLR (Mallows, k by
-leave-one-out), LRT (impurity criterion, the paper's stopping rule ``min_node_size_factor=2``
-and no impurity-decrease rule, exact ties of the split criterion decided by a per-node random feature order seeded per
+default, and the last weight vector as an extra column; the paper's update cap alpha = 500
+pinned, where the library default chooses the cap), IBLR (Mallows, k by
+leave-one-out, the library defaults: features standardised on the training part), LRT
+(impurity criterion, the paper's stopping rule ``min_node_size_factor=2``, no
+impurity-decrease rule and no pruning, ``ccp_alpha=0``, exact ties of the split criterion decided by a per-node random feature order seeded per
 fold), plus LRT-theta (the literal eq. 6 with theta capped at 10, same stopping rule), IBLR-PL (Plackett-Luce, with the k IBLR chose) and RPC
 (logistic regression) as extra columns. The 5 yeast sets (cold, diau, dtt, heat, spo) are run
 the same way (``--yeast``).
@@ -59,8 +61,11 @@ SEMI = [
     "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
 ]  # fmt: skip
 YEAST = ["cold", "diau", "dtt", "heat", "spo"]
-# LabelRankingTree settings of the paper's LRT (Sec. 5: no split below 2 |Y| examples)
-PAPER_TREE = {"min_node_size_factor": 2, "min_impurity_decrease": None}
+# LabelRankingTree settings of the paper's LRT (Sec. 5: no split below 2 |Y| examples, no
+# pruning; the library default prunes by internal cross-validation)
+PAPER_TREE = {"min_node_size_factor": 2, "min_impurity_decrease": None, "ccp_alpha": 0.0}
+# the paper's CC: alpha = 500 (the library default chooses the cap, see ConstraintClassification)
+PAPER_CC_ALPHA = 500
 RATES = (0.0, 0.3, 0.6)
 METHODS = ("CC-avg", "IBLR", "LRT", "CC", "LRT-theta", "IBLR-PL", "RPC")
 # column headers of the report
@@ -151,9 +156,9 @@ def run_fold(name, X, R, rep, fold, train, test, p, methods):
         t0 = time.perf_counter()
         extra = {}
         if method == "CC":
-            est = ConstraintClassification(random_state=rs, averaged=False)
+            est = ConstraintClassification(alpha=PAPER_CC_ALPHA, averaged=False, random_state=rs)
         elif method == "CC-avg":
-            est = ConstraintClassification(random_state=rs, averaged=True)
+            est = ConstraintClassification(alpha=PAPER_CC_ALPHA, averaged=True, random_state=rs)
         elif method == "IBLR":
             est = iblr = IBLRMallows(random_state=rs)
         elif method == "LRT":

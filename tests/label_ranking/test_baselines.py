@@ -8,12 +8,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from rankclust.label_ranking import (
+    CC_ALPHA_GRID,
     ConsensusLabelRanker,
     ConstraintClassification,
     PairwiseLabelRanker,
 )
 from rankclust.label_ranking.baselines import _cc_epoch, _nb_cc_epoch, _order_by_scores
-from rankclust.models.mallows import estimate_center
+from rankclust.models.mallows import estimate_center, sample_mallows
 from tests.conftest import random_rankings
 
 
@@ -108,3 +109,28 @@ def test_rankings_without_pairs_are_harmless(est, rng):
     Y[:, 0] = 1  # every ranking has one label: no preference at all
     pred = est.fit(X, Y).predict(X)
     np.testing.assert_array_equal(pred, np.tile([1, 2, 3], (10, 1)))
+
+
+def test_cc_auto_alpha_is_the_best_training_fit(rng):
+    X, Y = _linear_data(rng, n=120)
+    cc = ConstraintClassification(random_state=0).fit(X, Y)
+    assert set(cc.train_scores_) == set(CC_ALPHA_GRID)
+    best = max(cc.train_scores_, key=lambda a: (cc.train_scores_[a], a))
+    assert cc.alpha_ == best
+    assert cc.score(X, Y) == pytest.approx(cc.train_scores_[best])
+    fixed = ConstraintClassification(alpha=500, random_state=0).fit(X, Y)
+    assert fixed.alpha_ == 500 and fixed.train_scores_ is None
+
+
+def test_cc_default_tolerates_noise():
+    """Features unrelated to noisy rankings: the cap of 500 never binds and loses."""
+    rng = np.random.default_rng(0)
+    R = sample_mallows(np.arange(6), 0.3, 1000, random_state=0)
+    X = rng.random((1000, 4)) * [1.0, 10.0, 100.0, 1000.0]
+    train, test = slice(0, 700), slice(700, None)
+    default = ConstraintClassification(random_state=0).fit(X[train], R[train])
+    paper = ConstraintClassification(alpha=500, random_state=0).fit(X[train], R[train])
+    consensus = ConsensusLabelRanker().fit(X[train], R[train]).score(X[test], R[test])
+    assert default.alpha_ < 500
+    assert default.score(X[test], R[test]) > paper.score(X[test], R[test]) + 0.01
+    assert default.score(X[test], R[test]) > consensus - 0.015

@@ -426,12 +426,23 @@ def test_grid_extension_scores_equal_a_fixed_grid_of_the_same_ks(rng):
         assert max(tried, key=lambda c: (tried[c], -c)) == k
 
 
-def test_default_uses_features_as_given(rng):
-    X = rng.normal(size=(50, 3)) * [1.0, 100.0, 0.01]
+@pytest.mark.parametrize("cls", [IBLRMallows, IBLRPlackettLuce])
+def test_default_standardises_features(rng, cls):
+    """Codes of wildly different scales (seconds, prefecture numbers) are z-scored."""
+    assert cls().scaling == "zscore"
+    assert 'scaling : {"none", "minmax", "zscore"}, default="zscore"' in (IBLRMallows.__doc__)
+    X = rng.normal(size=(50, 3)) * [1.0, 100.0, 0.01] + [0.0, 500.0, 3.0]
     R = random_rankings(rng, 50, 3)
-    model = IBLRMallows(n_neighbors=5).fit(X, R)
-    np.testing.assert_array_equal(model._scale(X), X)
-    scaled = IBLRMallows(n_neighbors=5, scaling="minmax").fit(X, R)
+    model = cls(n_neighbors=5).fit(X, R)
+    Z = model._scale(X)
+    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(Z.std(axis=0), 1.0)
+    # the units of a feature do not matter any more
+    rescaled = cls(n_neighbors=5).fit(X * [1000.0, 1.0, 1.0], R)
+    np.testing.assert_allclose(rescaled._scale(X * [1000.0, 1.0, 1.0]), Z)
+    raw = cls(n_neighbors=5, scaling="none").fit(X, R)
+    np.testing.assert_array_equal(raw._scale(X), X)
+    scaled = cls(n_neighbors=5, scaling="minmax").fit(X, R)
     assert scaled._scale(X).min() == 0.0 and scaled._scale(X).max() == 1.0
 
 
@@ -447,3 +458,103 @@ def test_leave_one_out_is_the_same_with_every_neighbour_search(rng, monkeypatch,
     searched = IBLRMallows(random_state=0).fit(X, R)
     assert searched.cv_scores_ == full.cv_scores_
     np.testing.assert_array_equal(searched.predict(X[:20]), full.predict(X[:20]))
+
+
+# --------------------------------------------------------------------------------------------
+# local Plackett-Luce fits (Newton kernel)
+# --------------------------------------------------------------------------------------------
+def _pl_kernel(R, ind, dist, uniform=False, alpha=0.1, max_iter=100, tol=1e-10):
+    model = IBLRPlackettLuce(n_neighbors=ind.shape[1], weights="uniform" if uniform else "dudani")
+    model.set_params(alpha=alpha, max_iter=max_iter, tol=tol)
+    model.n_items_ = R.n_items
+    model._prepare(R)
+    return model._fit_scores(dist, ind)
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.4])
+@pytest.mark.parametrize("uniform", [True, False])
+def test_pl_kernel_matches_the_mm_reference(rng, p_missing, uniform):
+    """Newton's optimum is the fixed point of Hunter's MM with the Gamma prior (fit_scores)."""
+    R = random_rankings(rng, 30, 5, p_missing=p_missing)
+    R = Rankings(R.ranks, weights=rng.integers(1, 4, 30).astype(float))
+    ind = np.stack([rng.choice(30, 7, replace=False) for _ in range(6)])
+    dist = rng.random((6, 7))
+    scores, positions, converged = _pl_kernel(R, ind, dist, uniform=uniform)
+    assert converged.all()
+    w = np.ones((6, 7)) if uniform else dudani_weights(np.sort(dist, axis=1))
+    for q in range(6):
+        wq = w[q][np.argsort(np.argsort(dist[q]))]  # back to the order of ind[q]
+        ref, _, ok = fit_scores(R[ind[q]], wq, alpha=0.1, max_iter=100000, tol=1e-13)
+        assert ok
+        np.testing.assert_allclose(scores[q], ref, atol=1e-8)
+        gaps = np.diff(np.sort(ref))
+        if gaps.min() > 1e-6:  # no near-tie: the order of the reference scores
+            np.testing.assert_array_equal(np.argsort(positions[q]), np.argsort(-ref))
+
+
+def test_pl_converges_on_a_hard_neighbourhood():
+    """A label that always wins and a weak prior: MM needs thousands of updates."""
+    Y = np.array([[0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 2, 3], [0, 2, 1, 3], [0, 1, 2, 3]])
+    R = Rankings(Y)
+    _, _, mm_ok = fit_scores(R, np.ones(5), alpha=0.01, max_iter=100, tol=1e-4)
+    assert not mm_ok  # the old per-query fit gave up here
+    ref, _, _ = fit_scores(R, np.ones(5), alpha=0.01, max_iter=100000, tol=1e-13)
+    ind = np.arange(5)[None, :]
+    scores, positions, converged = _pl_kernel(
+        R, ind, np.zeros((1, 5)), alpha=0.01, max_iter=100, tol=1e-4
+    )
+    assert converged.all()
+    np.testing.assert_allclose(scores[0], ref, atol=1e-6)
+    np.testing.assert_array_equal(positions[0], [0, 1, 2, 3])
+
+
+def test_pl_equal_labels_tie_to_the_lower_index():
+    R = Rankings(np.array([[0, 1, 2], [0, 2, 1]]))  # labels 1 and 2 symmetric
+    _, positions, _ = _pl_kernel(R, np.array([[0, 1]]), np.zeros((1, 2)))
+    np.testing.assert_array_equal(positions[0], [0, 1, 2])
+
+
+def test_pl_leave_one_out_warm_starts_reach_the_same_fits(rng):
+    X = rng.random((80, 3))
+    R = random_rankings(rng, 80, 5, p_missing=0.3)
+    model = IBLRPlackettLuce(n_neighbors=3, tol=1e-10).fit(X, R)
+    evaluate = np.arange(0, 80, 4)
+    dist, ind = model._kneighbors(model._scale(X[evaluate]), 21)
+    is_self = ind == evaluate[:, None]
+    order = np.argsort(is_self, axis=1, kind="stable")[:, :20]
+    dist = np.ascontiguousarray(np.take_along_axis(dist, order, axis=1))
+    ind = np.ascontiguousarray(np.take_along_axis(ind, order, axis=1))
+    ks = [2, 5, 10, 20]
+    tau, n_bad = model._loo_scores(dist, ind, evaluate, ks)
+    assert n_bad == 0
+    truth = model.rankings_[evaluate]
+    for g, k in enumerate(ks):
+        pos = model._predict_from_neighbours(dist[:, :k], ind[:, :k])
+        np.testing.assert_allclose(tau[:, g], kendall_tau_rows(truth, pos + 1))
+
+
+def test_pl_non_convergence_is_one_warning_naming_max_iter(rng):
+    X = rng.random((120, 2))
+    R = random_rankings(rng, 120, 6, p_missing=0.3)
+    model = IBLRPlackettLuce(max_iter=1, random_state=0)
+    for call in (lambda: model.fit(X, R), lambda: model.predict(X[:50])):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        conv = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        assert len(conv) == 1
+        assert "max_iter=1" in str(conv[0].message) and "Increase max_iter" in str(conv[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        IBLRPlackettLuce(random_state=0).fit(X, R).predict(X[:50])  # default: converges
+
+
+def test_pl_predict_scores_order_the_prediction(rng):
+    X = rng.random((60, 2))
+    R = random_rankings(rng, 60, 4, p_missing=0.2)
+    model = IBLRPlackettLuce(n_neighbors=7).fit(X, R)
+    scores = model.predict_scores(X[:10])
+    np.testing.assert_allclose(scores.mean(axis=1), 0.0, atol=1e-12)
+    pred = model.predict(X[:10])
+    for q in range(10):
+        assert np.all(np.diff(scores[q][np.argsort(pred[q])]) <= 1e-9)

@@ -10,11 +10,12 @@ import pytest
 from rankclust import Rankings
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
-from rankclust.label_ranking import LabelRankingTree
+from rankclust.label_ranking import ConsensusLabelRanker, LabelRankingTree
 from rankclust.label_ranking import tree as tree_module
 from rankclust.label_ranking._tree_kernels import (
     _nb_complete_node_model,
     _nb_partition,
+    _nb_prune,
     _nb_resort,
     _nb_shuffle,
     _nb_split_complete,
@@ -25,12 +26,13 @@ from rankclust.label_ranking._tree_kernels import (
     _nb_theta_upper,
 )
 from rankclust.label_ranking.tree import (
+    CCP_ALPHA_GRID,
     _scan_rows,
     feature_order_seed,
     theta_index,
     theta_table,
 )
-from rankclust.models.mallows import estimate_center, estimate_theta, theta_mle
+from rankclust.models.mallows import estimate_center, estimate_theta, sample_mallows, theta_mle
 from tests.conftest import random_rankings
 
 THETA_MAX = 10.0
@@ -331,6 +333,7 @@ def test_tree_matches_a_reference_grower(seed, p_missing, min_decrease):
     rng = np.random.default_rng(10 + seed)
     X, R = _tied_data(rng, 40, 3, 3 + seed, p_missing)
     tree = LabelRankingTree(
+        ccp_alpha=0.0,
         min_node_size_factor=6 / R.n_items, min_samples_leaf=2, random_state=seed,
         min_impurity_decrease=min_decrease,
     ).fit(X, R)  # fmt: skip
@@ -347,9 +350,9 @@ def test_float_path_grows_the_same_tree(monkeypatch, p_missing):
     rng = np.random.default_rng(3)
     X = rng.random((150, 3))
     R = random_rankings(rng, 150, 4, p_missing=p_missing)
-    fast = LabelRankingTree(random_state=0).fit(X, R)
+    fast = LabelRankingTree(ccp_alpha=0.0, random_state=0).fit(X, R)
     monkeypatch.setattr(tree_module, "_MAX_PAIR_BITS", 0)
-    slow = LabelRankingTree(random_state=0).fit(X, R)
+    slow = LabelRankingTree(ccp_alpha=0.0, random_state=0).fit(X, R)
     np.testing.assert_array_equal(fast.feature_, slow.feature_)
     np.testing.assert_array_equal(fast.threshold_, slow.threshold_)
     np.testing.assert_array_equal(fast.leaf_ranking_, slow.leaf_ranking_)
@@ -359,7 +362,7 @@ def test_float_path_grows_the_same_tree(monkeypatch, p_missing):
 def test_apply_walks_the_tree(rng):
     X = rng.random((300, 3))
     R = random_rankings(rng, 300, 4)
-    tree = LabelRankingTree(min_node_size_factor=0).fit(X, R)
+    tree = LabelRankingTree(ccp_alpha=0.0, min_node_size_factor=0).fit(X, R)
     Xq = np.vstack([rng.random((50, 3)), X[:20]])
     expected = []
     for x in Xq:
@@ -386,7 +389,7 @@ def test_theta_table_inversion_matches_theta_mle():
 def test_one_feature_determines_the_ranking():
     X = np.array([[0.1], [0.2], [0.3], [0.7], [0.8], [0.9]] * 3)
     Y = np.where(X < 0.5, [[1, 2, 3]], [[3, 1, 2]])
-    tree = LabelRankingTree(min_node_size_factor=1).fit(X, Y)
+    tree = LabelRankingTree(ccp_alpha=0.0, min_node_size_factor=1).fit(X, Y)
     assert tree.n_leaves_ == 2
     assert tree.feature_[0] == 0 and tree.threshold_[0] == pytest.approx(0.5)
     np.testing.assert_array_equal(tree.predict([[0.0], [1.0]]), [[1, 2, 3], [3, 1, 2]])
@@ -397,19 +400,21 @@ def test_one_feature_determines_the_ranking():
 def test_stopping_rules(rng):
     X = rng.random((20, 2))
     same = np.tile([2, 1, 3, 4], (20, 1))
-    assert LabelRankingTree().fit(X, same).n_leaves_ == 1  # pure root
+    assert LabelRankingTree(ccp_alpha=0.0).fit(X, same).n_leaves_ == 1  # pure root
     R = random_rankings(rng, 7, 4)
     # the paper's rule: 7 examples < 2 * 4 labels, the root is a leaf
-    assert LabelRankingTree(min_node_size_factor=2).fit(X[:7], R).n_leaves_ == 1
-    assert LabelRankingTree().fit(X[:7], R).n_leaves_ > 1  # default: grown fully
+    assert LabelRankingTree(ccp_alpha=0.0, min_node_size_factor=2).fit(X[:7], R).n_leaves_ == 1
+    assert LabelRankingTree(ccp_alpha=0.0).fit(X[:7], R).n_leaves_ > 1  # default: grown fully
     big = random_rankings(rng, 200, 4)
     Xb = rng.random((200, 3))
-    deep = LabelRankingTree(max_depth=2).fit(Xb, big)
+    deep = LabelRankingTree(ccp_alpha=0.0, max_depth=2).fit(Xb, big)
     assert deep.max_depth_ <= 2 and deep.n_leaves_ <= 4
     # label occurrences: 7 complete rankings of 4 labels = 28 >= 8, so the root may split
-    occ = LabelRankingTree(min_node_size_mode="label_occurrences", min_node_size_factor=2)
+    occ = LabelRankingTree(
+        ccp_alpha=0.0, min_node_size_mode="label_occurrences", min_node_size_factor=2
+    )
     assert occ.fit(X[:7], R).node_count_ > 1
-    leafy = LabelRankingTree(min_samples_leaf=30).fit(Xb, big)
+    leafy = LabelRankingTree(ccp_alpha=0.0, min_samples_leaf=30).fit(Xb, big)
     leaves = leafy.feature_ < 0
     assert leafy.n_node_samples_[leaves].min() >= 30
 
@@ -419,7 +424,7 @@ def test_leaf_completed_from_ancestor():
     X = np.array([[0.0], [0.0], [1.0], [1.0]])
     # left leaf sees only labels 0 and 1 (0 above 1); the root's centre is 2 > 0 > 1
     Y = np.array([[1, 2, 0], [1, 2, 0], [3, 2, 1], [3, 2, 1]])
-    tree = LabelRankingTree(min_node_size_factor=0).fit(X, Y)
+    tree = LabelRankingTree(ccp_alpha=0.0, min_node_size_factor=0).fit(X, Y)
     assert tree.n_leaves_ == 2
     left = tree.apply([[0.0]])[0]
     assert tree.node_labels_[left].tolist() == [0, 1]
@@ -432,7 +437,7 @@ def test_leaf_completed_from_ancestor():
 def test_unseen_label_goes_to_the_bottom():
     X = np.array([[0.0], [1.0], [2.0]])
     Y = np.array([[1, 2, 0], [2, 1, 0], [1, 2, 0]])
-    pred = LabelRankingTree().fit(X, Y).predict([[0.5]])
+    pred = LabelRankingTree(ccp_alpha=0.0).fit(X, Y).predict([[0.5]])
     assert pred[0, 2] == 3
 
 
@@ -442,7 +447,7 @@ def test_incomplete_data_learns(rng):
     Y = (np.argsort(np.argsort(-util, axis=1), axis=1) + 1).astype(float)
     Ym = Y.copy()
     Ym[rng.random(Y.shape) < 0.4] = np.nan
-    tree = LabelRankingTree().fit(X[:300], Ym[:300])
+    tree = LabelRankingTree(ccp_alpha=0.0).fit(X[:300], Ym[:300])
     assert tree.score(X[300:], Y[300:]) > 0.7
     assert np.all(np.isfinite(tree.node_theta_))
 
@@ -457,7 +462,7 @@ def test_incomplete_node_models_match_the_shared_estimators(rng, drop_label):
         keep = R.present & ~(low[:, None] & (np.arange(5) == 4))
         key = np.where(keep, R.ranks, 99)
         R = Rankings(np.where(keep, np.argsort(np.argsort(key, axis=1), axis=1), -1))
-    tree = LabelRankingTree(max_depth=3).fit(X, R)
+    tree = LabelRankingTree(ccp_alpha=0.0, max_depth=3).fit(X, R)
     checked = set()
     for node in range(tree.node_count_):
         rows = np.flatnonzero(np.isin(tree.apply(X), _leaves_below(tree, node)))
@@ -518,13 +523,13 @@ def test_random_state_reproducible_and_changes_only_ties(rng):
     X = np.round(rng.random((120, 5)), 1)
     X[:, 4] = X[:, 1]  # exact ties between features 1 and 4 at every node
     R = random_rankings(rng, 120, 4)
-    trees = [LabelRankingTree(random_state=s).fit(X, R) for s in (0, 0, 1, 2, 3)]
+    trees = [LabelRankingTree(ccp_alpha=0.0, random_state=s).fit(X, R) for s in (0, 0, 1, 2, 3)]
     a, b = trees[0], trees[1]
     for name in ("feature_", "threshold_", "children_left_", "leaf_ranking_", "node_theta_"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     rs = np.random.RandomState(7)
-    c = LabelRankingTree(random_state=rs).fit(X, R)
-    d = LabelRankingTree(random_state=np.random.RandomState(7)).fit(X, R)
+    c = LabelRankingTree(ccp_alpha=0.0, random_state=rs).fit(X, R)
+    d = LabelRankingTree(ccp_alpha=0.0, random_state=np.random.RandomState(7)).fit(X, R)
     np.testing.assert_array_equal(c.feature_, d.feature_)
     # the feature orders differ: the trees differ, but only through tied choices
     assert any(not np.array_equal(a.feature_, t.feature_) for t in trees[2:])
@@ -553,7 +558,7 @@ def test_impure_side_at_the_cap_is_not_pure():
     x1 = np.r_[np.zeros(10), np.ones(9), 0.0]  # 11 | 9: both pure
     X = np.column_stack([x0, x1])
     for seed in range(6):
-        tree = LabelRankingTree(theta_max=cap, random_state=seed).fit(X, Y)
+        tree = LabelRankingTree(ccp_alpha=0.0, theta_max=cap, random_state=seed).fit(X, Y)
         assert tree.feature_[0] == 1 and tree.n_leaves_ == 2
 
 
@@ -566,8 +571,10 @@ def test_min_impurity_decrease_stops_where_no_split_improves(p_missing):
         rng = np.random.default_rng(seed)
         X = np.round(rng.random((60, 2)), 1)
         R = random_rankings(rng, 60, 4, p_missing=p_missing)
-        tree = LabelRankingTree(random_state=0).fit(X, R)
-        paper = LabelRankingTree(random_state=0, min_impurity_decrease=None).fit(X, R)
+        tree = LabelRankingTree(ccp_alpha=0.0, random_state=0).fit(X, R)
+        paper = LabelRankingTree(ccp_alpha=0.0, random_state=0, min_impurity_decrease=None).fit(
+            X, R
+        )
         extra_leaves += paper.n_leaves_ - tree.n_leaves_
         leaf_of = tree.apply(X)
         for node in range(tree.node_count_):
@@ -582,3 +589,109 @@ def test_min_impurity_decrease_stops_where_no_split_improves(p_missing):
                 assert gain < 1e-6
                 stopped += 1
     assert stopped > 0 and extra_leaves > 0
+
+
+# --------------------------------------------------------------------------------------------
+# cost-complexity pruning (ccp_alpha)
+# --------------------------------------------------------------------------------------------
+def _noise_data(seed, n=500, m=6):
+    """Rankings from one Mallows model, features unrelated to them (codes of any scale)."""
+    rng = np.random.default_rng(seed)
+    R = sample_mallows(np.arange(m), 0.3, n, random_state=seed)
+    return rng.random((n, 4)) * [1.0, 10.0, 100.0, 1000.0], R
+
+
+def test_default_tree_does_not_grow_one_leaf_per_row_on_noise():
+    X, R = _noise_data(0)
+    full = LabelRankingTree(ccp_alpha=0.0, random_state=0).fit(X, R)
+    tree = LabelRankingTree(random_state=0).fit(X, R)
+    assert full.n_leaves_ > X.shape[0] / 2  # grown fully: about one leaf per row
+    assert tree.n_leaves_ <= 3
+    best = max(tree.cv_scores_, key=lambda a: (tree.cv_scores_[a], a))
+    assert tree.ccp_alpha_ == best > 0
+    assert set(tree.cv_scores_) == {0.0, *CCP_ALPHA_GRID}
+    Xt, Rt = _noise_data(1)
+    consensus = ConsensusLabelRanker().fit(X, R).score(Xt, Rt)
+    assert tree.score(Xt, Rt) >= consensus - 0.01
+    assert tree.score(Xt, Rt) > full.score(Xt, Rt) + 0.1
+
+
+def test_default_tree_keeps_a_real_split():
+    X = np.repeat(np.linspace(0.0, 1.0, 30)[:, None], 2, axis=0)
+    Y = np.where(X < 0.5, [[1, 2, 3]], [[3, 1, 2]])
+    tree = LabelRankingTree(random_state=0).fit(X, Y)
+    assert tree.n_leaves_ == 2
+    assert tree.score(X, Y) == 1.0
+
+
+def test_auto_pruning_is_reproducible_and_skipped_on_tiny_sets(rng):
+    X, R = _noise_data(3, n=120)
+    a = LabelRankingTree(random_state=5).fit(X, R)
+    b = LabelRankingTree(random_state=5).fit(X, R)
+    assert a.ccp_alpha_ == b.ccp_alpha_ and a.cv_scores_ == b.cv_scores_
+    np.testing.assert_array_equal(a.feature_, b.feature_)
+    tiny = LabelRankingTree(cv=5).fit(X[:9], R[:9])  # fewer than 2 * cv rows
+    assert tiny.ccp_alpha_ == 0.0
+    full = LabelRankingTree(ccp_alpha=0.0).fit(X[:9], R[:9])
+    assert tiny.n_leaves_ == full.n_leaves_
+
+
+def _subtree_costs(left, right, risk, t):
+    """Every pruned subtree rooted at t as (sum of leaf risks, number of leaves) (brute force)."""
+    options = [(risk[t], 1)]
+    if left[t] >= 0:
+        for rl, nl in _subtree_costs(left, right, risk, left[t]):
+            for rr, nr in _subtree_costs(left, right, risk, right[t]):
+                options.append((rl + rr, nl + nr))
+    return options
+
+
+@pytest.mark.parametrize("p_missing", [0.0, 0.3])
+def test_pruning_finds_the_cheapest_subtree(rng, p_missing):
+    X = rng.random((40, 2))
+    R = random_rankings(rng, 40, 4, p_missing=p_missing)
+    full = LabelRankingTree(ccp_alpha=0.0, max_depth=4, random_state=0).fit(X, R)
+    risk = full._node_risk(X, R)
+    options = _subtree_costs(full.children_left_, full.children_right_, risk, 0)
+    assert len(options) > 10
+    for alpha in (0.0, 1e-3, 0.01, 0.03, 0.1, 1.0):
+        rep = np.empty(full.node_count_, dtype=np.intp)
+        n_leaves = _nb_prune(
+            full.children_left_, full.children_right_, full.parent_, risk, alpha, rep
+        )
+        kept = np.flatnonzero(rep == np.arange(full.node_count_))
+        leaves = [
+            t
+            for t in kept
+            if full.children_left_[t] < 0 or rep[full.children_left_[t]] != full.children_left_[t]
+        ]
+        assert len(leaves) == n_leaves
+        cost = risk[leaves].sum() + alpha * n_leaves
+        assert cost == pytest.approx(min(r + alpha * k for r, k in options), abs=1e-12)
+        pruned = LabelRankingTree(ccp_alpha=alpha, max_depth=4, random_state=0).fit(X, R)
+        if alpha > 0:
+            assert pruned.n_leaves_ == n_leaves
+            # the pruned tree predicts what its collapsed ancestor predicted in the full tree
+            Xq = rng.random((30, 2))
+            np.testing.assert_array_equal(
+                pruned.predict(Xq) - 1, full.leaf_ranking_[rep[full.apply(Xq)]]
+            )
+            assert pruned.node_count_ == 2 * pruned.n_leaves_ - 1
+            inner = pruned.feature_ >= 0
+            for t in np.flatnonzero(inner):
+                assert pruned.parent_[pruned.children_left_[t]] == t
+                assert pruned.parent_[pruned.children_right_[t]] == t
+            assert (pruned.children_left_[~inner] == -1).all()
+            assert (pruned.threshold_[~inner] == -2).all()
+
+
+def test_node_risk_is_the_share_of_discordant_pairs(rng):
+    X = rng.random((60, 2))
+    R = random_rankings(rng, 60, 5, p_missing=0.3, min_length=2)
+    tree = LabelRankingTree(ccp_alpha=0.0, max_depth=3, random_state=0).fit(X, R)
+    risk = tree._node_risk(X, R)
+    pairs = R.lengths * (R.lengths - 1) / 2
+    root = kendall_distances(R, tree.leaf_ranking_[0]) / pairs
+    assert risk[0] == pytest.approx(root.mean())
+    leaves = tree.feature_ < 0
+    assert risk[leaves].sum() == pytest.approx((1 - tree.score(X, R)) / 2)

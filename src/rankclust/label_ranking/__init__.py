@@ -13,6 +13,7 @@ or 1-based ranks (0/NaN = missing label), ``predict(X)`` -> complete 1-based ran
 """
 
 from rankclust.label_ranking.baselines import (
+    CC_ALPHA_GRID,
     ConsensusLabelRanker,
     ConstraintClassification,
     PairwiseLabelRanker,
@@ -21,6 +22,7 @@ from rankclust.label_ranking.iblr import IBLR, K_GRID, IBLRMallows, IBLRPlackett
 from rankclust.label_ranking.tree import LabelRankingTree
 
 __all__ = [
+    "CC_ALPHA_GRID",
     "IBLR",
     "K_GRID",
     "ConsensusLabelRanker",

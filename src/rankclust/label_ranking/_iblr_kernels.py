@@ -445,3 +445,427 @@ def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled be
 
 
 _nb_squared_distances = numba.njit(_squared_distances, cache=True, nogil=True)
+
+
+# --------------------------------------------------------------------------------------------
+# local Plackett-Luce MAP fits (IBLRPlackettLuce)
+# --------------------------------------------------------------------------------------------
+#: Scores of a local Plackett-Luce fit closer than this tie (lower label index first): the
+#: Newton iterates reach the optimum to about 1e-12, so labels with equal statistics in the
+#: neighbourhood (equal scores in exact arithmetic) are ranked by index, not by rounding.
+PL_TIE_TOL = 1e-9
+
+
+def _pl_objective(orders, lengths, idx, c, k, alpha, theta, v):  # pragma: no cover
+    """Log posterior (up to a constant) of log-worths ``theta``; fills ``v = exp(theta)``.
+
+    ``sum_i c_i sum_{j < l_i - 1} (theta[o_ij] - log S_ij) + alpha sum_c (theta_c - v_c)``
+    with ``S_ij`` the total worth of the labels at positions ``j..l_i - 1`` of neighbour
+    ranking ``i`` (its ordering ``o_i``): the Plackett-Luce log-likelihood of the observed
+    labels and independent Gamma(1 + alpha, alpha) priors on the worths (the posterior
+    density of the worths, written in ``theta``, as :func:`rankclust.models.plackett_luce.
+    fit_scores` maximises it).
+    """
+    m = theta.shape[0]
+    f = 0.0
+    for a in range(m):
+        v[a] = np.exp(theta[a])
+        f += alpha * (theta[a] - v[a])
+    for i in range(k):
+        ci = c[i]
+        if ci == 0.0:
+            continue
+        r = idx[i]
+        ln = lengths[r]
+        if ln < 2:
+            continue
+        s = v[orders[r, ln - 1]]
+        for j in range(ln - 2, -1, -1):
+            a = orders[r, j]
+            s += v[a]
+            f += ci * (theta[a] - np.log(s))
+    return f
+
+
+_nb_pl_objective = numba.njit(_pl_objective, cache=True, nogil=True)
+
+
+def _pl_grad_hess(
+    orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, with_hess
+):  # pragma: no cover - compiled below
+    """Gradient and negated Hessian of :func:`_pl_objective` at ``v = exp(theta)``.
+
+    Stage ``j`` of ranking ``i`` chooses among its labels at positions ``>= j`` with
+    probabilities ``p_j(a) = v_a / S_j``; with ``A_t = sum_{j <= min(t, l - 2)} 1/S_j`` and
+    ``B_t`` the same sum of ``1/S_j^2``, the label at position ``t`` gets
+    ``grad -= c v_a A_t`` and ``hess[a, a] += c (v_a A_t - v_a^2 B_t)``, a pair at positions
+    ``u < t`` gets ``hess[a, b] -= c v_a v_b B_u``. The prior adds ``alpha (1 - v)`` and
+    ``alpha diag(v)`` (so ``hess`` is positive definite). Only the lower triangle of
+    ``hess`` is written, and only when ``with_hess``. O(sum_i l_i^2) time (O(sum_i l_i)
+    for the gradient alone).
+    """
+    m = v.shape[0]
+    for a in range(m):
+        grad[a] = wins[a] + alpha - alpha * v[a]
+        if with_hess:
+            for b in range(a):
+                hess[a, b] = 0.0
+            hess[a, a] = alpha * v[a]
+    for i in range(k):
+        ci = c[i]
+        if ci == 0.0:
+            continue
+        r = idx[i]
+        ln = lengths[r]
+        if ln < 2:
+            continue
+        s = 0.0
+        for j in range(ln - 1, -1, -1):
+            s += v[orders[r, j]]
+            suffix[j] = s
+        acc_a = 0.0
+        acc_b = 0.0
+        for t in range(ln):
+            if t <= ln - 2:
+                inv = 1.0 / suffix[t]
+                acc_a += inv
+                acc_b += inv * inv
+            a = orders[r, t]
+            va = v[a]
+            grad[a] -= ci * va * acc_a
+            if not with_hess:
+                continue
+            hess[a, a] += ci * (va * acc_a - va * va * acc_b)
+            # pairs (u, t), u < t: B_u (the running sums at u are kept in suffix[ln + u]);
+            # only the lower triangle is filled (all that the Cholesky solve reads)
+            cva = ci * va
+            for u in range(t):
+                b = orders[r, u]
+                h = cva * v[b] * suffix[ln + u]
+                if a > b:
+                    hess[a, b] -= h
+                else:
+                    hess[b, a] -= h
+            suffix[ln + t] = acc_b
+
+
+_nb_pl_grad_hess = numba.njit(_pl_grad_hess, cache=True, nogil=True)
+
+
+def _cholesky_factor(a):  # pragma: no cover - compiled below
+    """Cholesky factor of a symmetric positive definite ``a``, in place (lower triangle).
+
+    Reads only the lower triangle of ``a``. Returns False if a pivot is not positive.
+    """
+    m = a.shape[0]
+    for j in range(m):
+        d = a[j, j]
+        for p in range(j):
+            d -= a[j, p] * a[j, p]
+        if not d > 0.0:
+            return False
+        d = np.sqrt(d)
+        a[j, j] = d
+        for i in range(j + 1, m):
+            s = a[i, j]
+            for p in range(j):
+                s -= a[i, p] * a[j, p]
+            a[i, j] = s / d
+    return True
+
+
+_nb_cholesky_factor = numba.njit(_cholesky_factor, cache=True, nogil=True)
+
+
+def _cholesky_solve(L, b, out):  # pragma: no cover - compiled below
+    """Solve ``L L^T x = b`` for the lower-triangular factor ``L`` of :func:`_cholesky_factor`."""
+    m = L.shape[0]
+    for i in range(m):
+        s = b[i]
+        for p in range(i):
+            s -= L[i, p] * out[p]
+        out[i] = s / L[i, i]
+    for i in range(m - 1, -1, -1):
+        s = out[i]
+        for p in range(i + 1, m):
+            s -= L[p, i] * out[p]
+        out[i] = s / L[i, i]
+
+
+_nb_cholesky_solve = numba.njit(_cholesky_solve, cache=True, nogil=True)
+
+
+def _pl_map_one(
+    orders, lengths, row_w, idx, w, k, alpha, max_iter, tol, warm, order_only, theta, work, hess
+):  # pragma: no cover - compiled below
+    """MAP log-worths of one query's neighbour rankings by damped Newton's method.
+
+    IN: ``orders`` (n, m) orderings of the training rankings (labels best first, ``-1``
+    after the ``lengths[r]`` present ones), ``row_w`` (n,) their weights; ``idx`` (>= k,)
+    the neighbours and ``w`` (>= k,) their weights (only the first ``k`` are read);
+    ``warm``: start from ``theta`` as given instead of one MM step from equal worths.
+    ``order_only``: only the order of the log-worths is needed (a prediction), so a fit
+    also stops, converged, when a full step moves no centred log-worth by more than a
+    quarter of the smallest gap between two log-worths after it (the Newton step estimates
+    the remaining distance to the optimum, so no pair can swap any more).
+    OUT: ``theta`` (m,) the (uncentred) MAP log-worths. Scratch: ``work`` (8 m + k,),
+    ``hess`` (m, m). Returns ``(n_iter, converged)``.
+
+    After a full step whose largest component is at most a quarter of the previous one, the
+    next step reuses the Cholesky factor of the previous Hessian (a chord step: the gradient
+    costs O(k m), the Hessian O(k m^2)); a step that shrinks less, or a line search, makes
+    the next step a Newton step again.
+
+    The objective (:func:`_pl_objective`) is strictly concave for ``alpha > 0``: each step
+    solves the Newton system (Cholesky), then halves the step until Armijo's condition
+    holds (no step moves a log-worth by more than 20); near the optimum (squared Newton
+    decrement <= 1/4 and no log-worth moving by more than 1/2) the full step is taken
+    without evaluating the objective. Converged when a Newton step moves no centred
+    log-worth by more than ``tol`` (that step is taken); quadratic convergence makes that a
+    few steps.
+    The optimum is the fixed point of Hunter's MM update with the Gamma prior
+    (:func:`rankclust.models.plackett_luce.fit_scores`).
+    """
+    m = theta.shape[0]
+    wins = work[0:m]
+    grad = work[m : 2 * m]
+    step = work[2 * m : 3 * m]
+    v = work[3 * m : 4 * m]
+    trial = work[4 * m : 5 * m]
+    denom = work[5 * m : 6 * m]
+    c = work[6 * m : 6 * m + k]
+    suffix = work[6 * m + k : 6 * m + k + 2 * m]
+    for a in range(m):
+        wins[a] = 0.0
+        denom[a] = alpha
+    for i in range(k):
+        r = idx[i]
+        ci = w[i] * row_w[r]
+        c[i] = ci
+        ln = lengths[r]
+        if ci == 0.0 or ln < 2:
+            continue
+        acc = 0.0
+        for t in range(ln):
+            if t <= ln - 2:
+                wins[orders[r, t]] += ci
+                acc += 1.0 / (ln - t)
+            denom[orders[r, t]] += ci * acc
+    if not warm:
+        # one MM step from equal worths (v = 1): v_a = (alpha + W_a) / (alpha + D_a(1))
+        for a in range(m):
+            theta[a] = np.log((alpha + wins[a]) / denom[a])
+    for a in range(m):
+        v[a] = np.exp(theta[a])
+    f = np.nan  # the objective at theta, evaluated only when a line search needs it
+    n_iter = 0
+    converged = False
+    reuse = False  # whether the next step may reuse the factor in hess
+    last = np.inf  # the largest component of the previous step
+    while n_iter < max_iter:
+        n_iter += 1
+        # Newton's Hessian when the previous step was a line search or did not shrink by
+        # a factor 4; else the previous factor again (a chord step: O(k m), not O(k m^2))
+        refresh = not reuse
+        _nb_pl_grad_hess(orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, refresh)
+        if refresh and not _nb_cholesky_factor(hess):
+            break
+        _nb_cholesky_solve(hess, grad, step)
+        slope = 0.0  # the squared Newton decrement
+        big = 0.0
+        mean = 0.0
+        for a in range(m):
+            slope += grad[a] * step[a]
+            big = max(big, abs(step[a]))
+            mean += step[a]
+        mean /= m
+        move = 0.0
+        for a in range(m):
+            move = max(move, abs(step[a] - mean))
+        if move <= tol or (slope <= 0.25 and big <= 0.5):
+            # close to the optimum (a small Newton decrement and step): the full step is an
+            # ascent step of a concave function, no line search (saves its logarithms)
+            for a in range(m):
+                theta[a] += step[a]
+                v[a] = np.exp(theta[a])
+            f = np.nan
+            if move <= tol:
+                converged = True
+                break
+            if order_only:
+                gap = np.inf
+                for a in range(m):
+                    for b in range(a):
+                        gap = min(gap, abs(theta[a] - theta[b]))
+                if 4.0 * move < gap:
+                    converged = True
+                    break
+            reuse = big <= 0.25 * last  # keep the factor while the steps shrink fast
+            last = big
+            continue
+        reuse = False
+        last = np.inf
+        if not f == f:
+            f = _nb_pl_objective(orders, lengths, idx, c, k, alpha, theta, v)
+        t = 1.0 if big <= 20.0 else 20.0 / big
+        f_new = -np.inf
+        while t > 1e-12:
+            for a in range(m):
+                trial[a] = theta[a] + t * step[a]
+            f_new = _nb_pl_objective(orders, lengths, idx, c, k, alpha, trial, v)
+            if f_new >= f + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        if not f_new >= f + 1e-4 * t * slope:
+            # no ascent left in the Newton direction (rounding, or a failure)
+            break
+        for a in range(m):
+            theta[a] = trial[a]  # v = exp(trial) from the last objective call
+        f = f_new
+        if t * move <= tol:
+            converged = True
+            break
+    return n_iter, converged
+
+
+_nb_pl_map_one = numba.njit(_pl_map_one, cache=True, nogil=True)
+
+
+def _pl_weights(dist, k, uniform, w):  # pragma: no cover - compiled below
+    """Dudani (or uniform) weights of the first ``k`` neighbours; all ones if they sum to 0.
+
+    Dudani's ``(d_k - d_i) / (d_k - d_1)`` with ``d_1``, ``d_k`` the smallest and largest of
+    ``dist[:k]`` (any order), as :func:`rankclust.label_ranking._base.dudani_weights`.
+    """
+    near = dist[0]
+    far = dist[0]
+    for i in range(k):
+        near = min(near, dist[i])
+        far = max(far, dist[i])
+    span = far - near
+    total = 0.0
+    for i in range(k):
+        if uniform or not span > 0.0:
+            w[i] = 1.0
+        else:
+            w[i] = (far - dist[i]) / span
+        total += w[i]
+    if not total > 0.0:
+        for i in range(k):
+            w[i] = 1.0
+
+
+_nb_pl_weights = numba.njit(_pl_weights, cache=True, nogil=True)
+
+
+def _predict_pl(
+    orders,
+    lengths,
+    row_w,
+    ind,
+    dist,
+    uniform,
+    alpha,
+    max_iter,
+    tol,
+    order_only,
+    scores,
+    positions,
+    n_iter,
+    converged,
+):  # pragma: no cover - compiled below
+    """Local Plackett-Luce MAP fit of every query from its (Q, k) neighbour matrix.
+
+    IN: as :func:`_pl_map_one`, with ``ind``/``dist`` (Q, k) (any order within a row);
+    with ``order_only`` the scores are only accurate enough to order the labels.
+    OUT: ``scores`` (Q, m) centred MAP log-worths, ``positions`` (Q, m) the labels ordered
+    by decreasing score (ties within :data:`PL_TIE_TOL` to the lower index), ``n_iter``,
+    ``converged`` (Q,). O(Q T k m^2 + Q T m^3) time for T Newton steps.
+    """
+    n_q, k = ind.shape
+    m = orders.shape[1]
+    work = np.empty(6 * m + k + 2 * m)
+    hess = np.empty((m, m))
+    w = np.empty(k)
+    theta = np.empty(m)
+    for q in range(n_q):
+        _nb_pl_weights(dist[q], k, uniform, w)
+        n_iter[q], converged[q] = _nb_pl_map_one(
+            orders,
+            lengths,
+            row_w,
+            ind[q],
+            w,
+            k,
+            alpha,
+            max_iter,
+            tol,
+            False,
+            order_only,
+            theta,
+            work,
+            hess,
+        )
+        mean = 0.0
+        for a in range(m):
+            mean += theta[a]
+        mean /= m
+        for a in range(m):
+            scores[q, a] = theta[a] - mean
+        _nb_positions_from_scores(scores[q], PL_TIE_TOL, positions[q])
+
+
+_nb_predict_pl = numba.njit(_predict_pl, cache=True, nogil=True)
+
+
+def _loo_pl(
+    orders, lengths, row_w, ind, dist, ks, uniform, alpha, max_iter, tol, positions, n_bad
+):  # pragma: no cover - compiled below
+    """Local Plackett-Luce prediction of held-out rows for every candidate k, in one pass.
+
+    IN: as :func:`_predict_pl`, with ``ind``/``dist`` (E, K) sorted per row (the query
+    itself excluded) and ``ks`` (G,) increasing candidate sizes <= K. The fit for each k
+    starts from the optimum of the previous one (neighbourhoods of growing k are nested).
+    OUT: ``positions`` (E, G, m); ``n_bad`` (G,) fits that did not converge.
+    """
+    n_e, kk = ind.shape
+    m = orders.shape[1]
+    work = np.empty(6 * m + kk + 2 * m)
+    hess = np.empty((m, m))
+    w = np.empty(kk)
+    theta = np.empty(m)
+    scores = np.empty(m)
+    for g in range(ks.shape[0]):
+        n_bad[g] = 0
+    for e in range(n_e):
+        for g in range(ks.shape[0]):
+            k = ks[g]
+            _nb_pl_weights(dist[e], k, uniform, w)
+            _, conv = _nb_pl_map_one(
+                orders,
+                lengths,
+                row_w,
+                ind[e],
+                w,
+                k,
+                alpha,
+                max_iter,
+                tol,
+                g > 0,
+                True,
+                theta,
+                work,
+                hess,
+            )
+            if not conv:
+                n_bad[g] += 1
+            mean = 0.0
+            for a in range(m):
+                mean += theta[a]
+            mean /= m
+            for a in range(m):
+                scores[a] = theta[a] - mean
+            _nb_positions_from_scores(scores, PL_TIE_TOL, positions[e, g])
+
+
+_nb_loo_pl = numba.njit(_loo_pl, cache=True, nogil=True)

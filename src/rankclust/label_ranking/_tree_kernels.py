@@ -44,6 +44,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from rankclust.distances import _nb_kendall_pair
 from rankclust.label_ranking._iblr_kernels import _nb_em_one
 
 
@@ -944,3 +945,71 @@ def _node_models_em(
 
 
 _nb_node_models_em = numba.njit(_node_models_em, cache=True, nogil=True)
+
+
+# --------------------------------------------------------------------------------------------
+# cost-complexity pruning
+# --------------------------------------------------------------------------------------------
+def _node_risk(ranks, row_w, leaf, parent, node_ranking, risk):  # pragma: no cover
+    """Training loss of every node's prediction: ``risk[t] += row_w[i] d(row i, t)``.
+
+    IN: ``ranks`` (n, m) positions (-1 absent) of the training rows, ``row_w`` (n,) their
+    weights, ``leaf`` (n,) their leaves, ``parent`` (nodes,), ``node_ranking`` (nodes, m)
+    the complete position vector predicted at each node. OUT: ``risk`` (nodes,), zeroed
+    here; ``d`` is the number of discordant observed pairs. Each row is charged to its leaf
+    and every ancestor: O(n depth m^2) time.
+    """
+    for t in range(risk.shape[0]):
+        risk[t] = 0.0
+    for i in range(ranks.shape[0]):
+        wi = row_w[i]
+        if wi == 0.0:
+            continue
+        t = leaf[i]
+        while t >= 0:
+            disc, _ = _nb_kendall_pair(ranks[i], node_ranking[t])
+            risk[t] += wi * disc
+            t = parent[t]
+
+
+_nb_node_risk = numba.njit(_node_risk, cache=True, nogil=True)
+
+
+def _prune(left, right, parent, risk, alpha, rep):  # pragma: no cover - compiled below
+    """Optimal subtree for cost-complexity ``alpha``: ``rep[t]`` = the leaf serving node t.
+
+    IN: the tree (children before parents in reverse id order: ids grow from the root),
+    ``risk`` (nodes,) the training loss of each node as a leaf. The subtree of t is
+    collapsed into a leaf when ``risk[t] + alpha <= cost(left) + cost(right)`` (the best
+    subtree's loss plus ``alpha`` per leaf; ties prune), bottom-up (Breiman et al. 1984,
+    Ch. 10). OUT: ``rep`` (nodes,), the collapsed ancestor (or the node itself) whose
+    prediction a row reaching t gets; ``rep[t] == t`` for the nodes kept. Returns the number
+    of leaves. O(nodes) time.
+    """
+    count = left.shape[0]
+    cost = np.empty(count)
+    leaves = np.empty(count, dtype=np.int64)
+    collapse = np.zeros(count, dtype=np.bool_)
+    for t in range(count - 1, -1, -1):
+        if left[t] < 0:
+            cost[t] = risk[t] + alpha
+            leaves[t] = 1
+        else:
+            sub = cost[left[t]] + cost[right[t]]
+            if risk[t] + alpha <= sub:
+                cost[t] = risk[t] + alpha
+                leaves[t] = 1
+                collapse[t] = True
+            else:
+                cost[t] = sub
+                leaves[t] = leaves[left[t]] + leaves[right[t]]
+    for t in range(count):
+        p = parent[t]
+        if p >= 0 and (collapse[p] or rep[p] != p):
+            rep[t] = rep[p]
+        else:
+            rep[t] = t
+    return leaves[0] if count else 0
+
+
+_nb_prune = numba.njit(_prune, cache=True, nogil=True)

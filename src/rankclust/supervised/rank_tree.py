@@ -484,6 +484,9 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
             min_node_size_factor=self.min_node / Y.n_items,
             # the paper's tree splits even when the weighted impurity does not fall
             min_impurity_decrease=None,
+            # grown fully: RT_prun prunes it itself (LabelRankingTree's default prunes by
+            # internal cross-validation since issue #17)
+            ccp_alpha=0.0,
             # exact ties between splits are broken by a per-node random feature order
             random_state=rng,
         ).fit(X, Y)
