@@ -128,11 +128,10 @@ def feature_order_seed(random_state: Any) -> np.uint64:
 def _cv_seeds(random_state: Any, k: int) -> np.ndarray:
     """``k`` uint64 seeds for the internal cross-validation (folds, then one per fold tree).
 
-    An int seeds through :class:`numpy.random.SeedSequence` (independent of the main tree's
-    stream, :func:`feature_order_seed`); ``None`` or a ``RandomState`` draws them from it.
+    Drawn first from ``check_random_state(random_state)``, so an int seed and a fresh
+    ``RandomState`` with that seed choose the same folds (``fit`` draws these before the main
+    tree's :func:`feature_order_seed`).
     """
-    if isinstance(random_state, numbers.Integral):
-        return np.random.SeedSequence([int(random_state), 1]).generate_state(k, np.uint64)
     rng = check_random_state(random_state)
     return rng.randint(np.iinfo(np.int64).max, size=k, dtype=np.int64).astype(np.uint64)
 
@@ -393,10 +392,12 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         """
         self._validate_params()
         X, R = validate_fit_data(self, X, Y)
+        # the folds are drawn before the main tree's feature order (see _cv_seeds)
+        cv_seeds = _cv_seeds(self.random_state, self.cv + 1) if self.ccp_alpha == "auto" else None
         self._grow(X, R)
         self.n_items_ = R.n_items
-        if self.ccp_alpha == "auto":
-            self.ccp_alpha_, self.cv_scores_ = self._choose_ccp_alpha(X, R)
+        if cv_seeds is not None:
+            self.ccp_alpha_, self.cv_scores_ = self._choose_ccp_alpha(X, R, cv_seeds)
         else:
             self.ccp_alpha_, self.cv_scores_ = float(self.ccp_alpha), None
         if self.ccp_alpha_ > 0:
@@ -497,8 +498,10 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         )  # fmt: skip
         return risk
 
-    def _choose_ccp_alpha(self, X: np.ndarray, R: Rankings) -> tuple[float, dict[float, float]]:
-        """Cost-complexity ``alpha`` by ``cv``-fold cross-validation on the training data.
+    def _choose_ccp_alpha(
+        self, X: np.ndarray, R: Rankings, seeds: np.ndarray
+    ) -> tuple[float, dict[float, float]]:
+        """Cost-complexity ``alpha`` by ``cv``-fold cross-validation (``seeds``: :func:`_cv_seeds`).
 
         Each fold grows an unpruned tree (same settings) on the other folds, prunes it at
         every candidate of :data:`CCP_ALPHA_GRID` (and 0 = no pruning) by its own training
@@ -511,7 +514,6 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         grid = (0.0, *CCP_ALPHA_GRID)
         if n < 2 * self.cv:
             return 0.0, dict.fromkeys(grid, np.nan)
-        seeds = _cv_seeds(self.random_state, self.cv + 1)
         folds = KFold(self.cv, shuffle=True, random_state=int(seeds[0] % 2**31)).split(X)
         tau_sum = np.zeros(len(grid))
         n_scored = 0
