@@ -5,8 +5,8 @@ baseline on real data. Data: Kamishima's SUSHI set A (5,000 complete orders of 1
 the 10 user features of ``sushi3.udata`` (gender, age class, seconds spent on the form,
 prefecture / region / east-west codes until 15 and now, moved) as ``X``, read by
 :func:`rankclust.datasets.fetch_sushi`. The data may not be redistributed, so the script reads
-them from the data home (``--data-home``, default ``/work/shared/data``) and writes
-**aggregates only** (means and standard deviations over folds) to
+them from the data home (``--data-home``, default ``$RANKCLUST_DATA`` or ``../shared/data``
+beside the repository) and writes **aggregates only** (means and standard deviations over folds) to
 ``experiments/results/label_ranking_sushi_demographics.md``.
 
 Protocol: ``KFold(10, shuffle=True, random_state=0)``; every method is fitted with its
@@ -216,7 +216,10 @@ def report(runs: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data-home", default="/work/shared/data")
+    ap.add_argument(
+        "--data-home",
+        default=os.environ.get("RANKCLUST_DATA", str(HERE.parents[1] / "shared" / "data")),
+    )
     ap.add_argument("--methods", nargs="*", default=None)
     ap.add_argument("--extra", action="store_true", help="also run the reference settings")
     ap.add_argument("--tag", default="after", help="name of this run in the report")
