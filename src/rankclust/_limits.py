@@ -79,7 +79,10 @@ class InputLimits:
     @staticmethod
     def how_to_raise(name: str) -> str:
         """The hint appended to a refusal: where the limit ``name`` can be raised."""
-        return f"raise it with limits={{{name!r}: ...}} or {ENV_PREFIX}{name.upper()}"
+        return (
+            f"raise it with the environment variable {ENV_PREFIX}{name.upper()}, "
+            f"or limits={{{name!r}: ...}} in Python"
+        )
 
 
 def _from_environment() -> dict[str, int]:
