@@ -392,6 +392,20 @@ def test_significance_refuses_ties_before_sampling(capsys, tmp_path):
     assert_one_line_error(code, err, "ranking 2", "ties")
 
 
+@pytest.mark.parametrize("command", ["cluster", "select-k"])
+@pytest.mark.parametrize("method", ["mixture", "pl-mixture", "chains", "komeans"])
+def test_cluster_and_select_k_refuse_ties_naming_the_file_and_ranking(
+    capsys, tmp_path, command, method
+):
+    path = tmp_path / "tied.csv"
+    path.write_text("".join(["3,1,2\n", "1,1,2\n", "2,2,1\n"] * 4))  # rows 2 and 3 tie
+    k = ["-k", 2] if command == "cluster" else ["--ks", "1..2"]
+    code, _, err = run(
+        capsys, command, path, *k, "--method", method, "--kind", "subset", "--format", "ranks"
+    )
+    assert_one_line_error(code, err, "tied.csv: ranking 2 (and 7 more)", "without ties")
+
+
 # ---------------------------------------------------------------------------- label ranking
 def _available(family, name):
     try:

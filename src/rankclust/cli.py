@@ -716,6 +716,23 @@ def _check_kind(method: Method, R: Any) -> None:
         )
 
 
+def _check_rank_input(method: Method, R: Any, path: str) -> None:
+    """Kind and ties of ``cluster``/``select-k`` input, checked before any fit.
+
+    No ranking clusterer fits tied rankings yet, so a file with ties is refused here with
+    the file and the first tied ranking, not by the estimator after the file was read.
+    """
+    _check_kind(method, R)
+    tied = np.flatnonzero(R.has_ties)
+    if tied.size:
+        more = f" (and {tied.size - 1} more)" if tied.size > 1 else ""
+        raise CLIError(
+            f"{path}: ranking {int(tied[0]) + 1}{more} has tied items; method "
+            f"{method.name!r} needs rankings without ties: break the ties in the file or leave "
+            "those rankings out"
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # outputs
 # --------------------------------------------------------------------------------------------
@@ -821,7 +838,7 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
     method, cls = _resolve_method("cluster", args.method)
-    _check_kind(method, R)
+    _check_rank_input(method, R, args.file)
     _check_k(args.k, R.n_rankings)
     est = make_estimator(
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
@@ -932,7 +949,7 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
     method, cls = _resolve_method("cluster", args.method)
-    _check_kind(method, R)
+    _check_rank_input(method, R, args.file)
     ks = _parse_ks(args.ks, largest=R.n_rankings)
     _check_k(ks[-1], R.n_rankings)
     extra = _parse_set(args.set)
