@@ -1105,8 +1105,9 @@ def rerun_note(res: dict, base: dict) -> list:
             "columns (and the MM-PL and RT_iter entries of Tables 3-4) were re-run later with "
             "the current generator, so on checker and circle they saw other samples than the "
             "other columns; the other 22 rows use identical folds and deletions. The cluster "
-            "figure was drawn with the current generator before the RT_iter and Ko'm_RT "
-            "re-run (part `zrec`). ")  # fmt: skip
+            "figure was redrawn with the current generator after the RT_iter and Ko'm_RT "
+            "re-run (part `zfig17`; Ko'm_RT keeps one cluster on checker, with a warning, where "
+            "it used to return empty ones). ")  # fmt: skip
     ch = rerun_changes(res, base, "RT_prun")
     if ch:
         old = [c["old"].mean() for c in ch.values()]
