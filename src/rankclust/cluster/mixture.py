@@ -309,6 +309,30 @@ def _check_chunk(R: Rankings, kinds: tuple) -> Rankings:
     return check_rankings(R, allow_ties=False, kinds=kinds, name="R")
 
 
+#: The restart parameters of both mixtures, pasted into their docstrings (one text, one rule).
+_RESTART_PARAMETERS_DOC = """n_init : int or "auto", default="auto"
+        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
+        continued to convergence reached the best fit (same log-likelihood within 1e-5
+        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
+        an integer: one round of that many starts. Each round continues the 3 most likely
+        short runs (later rounds: the best one left); the kept run is then continued with
+        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
+        fit. See "Restarts" in ``docs/mixtures.md``.
+    max_init : int or None, default=None
+        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
+        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
+    n_agree : int, default=3
+        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning``."""
+
+
+def _with_restart_doc(cls: type) -> type:
+    """Paste :data:`_RESTART_PARAMETERS_DOC` into ``cls.__doc__`` (class decorator)."""
+    if cls.__doc__:  # None under python -OO
+        cls.__doc__ = cls.__doc__.replace("{restart_parameters}", _RESTART_PARAMETERS_DOC)
+    return cls
+
+
 class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     """EM driver shared by the ranking mixtures (private).
 
@@ -963,6 +987,7 @@ class _MallowsData:
     pairs: np.ndarray | None  # (u, m*m) pair indicators, or None above _PAIR_MATRIX_MAX
 
 
+@_with_restart_doc
 class MallowsMixture(_RankingMixture):
     """Mixture of Kendall-Mallows models for heterogeneous (partial) rankings, fitted by EM.
 
@@ -1003,20 +1028,7 @@ class MallowsMixture(_RankingMixture):
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
         permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
-    n_init : int or "auto", default="auto"
-        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
-        continued to convergence reached the best fit (same log-likelihood within 1e-5
-        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
-        an integer: one round of that many starts. Each round continues the 3 most likely
-        short runs (later rounds: the best one left); the kept run is then continued with
-        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
-        fit. See "Restarts" in ``docs/mixtures.md``.
-    max_init : int or None, default=None
-        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
-        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
-    n_agree : int, default=3
-        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
-        budget give a ``ConvergenceWarning``.
+    {restart_parameters}
     max_iter : int, default=500
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
@@ -1312,6 +1324,7 @@ def _mean_one_scores(scores: np.ndarray) -> np.ndarray:
     return scores - top - np.log(np.exp(scores - top).mean(axis=1, keepdims=True))
 
 
+@_with_restart_doc
 class PlackettLuceMixture(_RankingMixture):
     """Mixture of Plackett-Luce models for complete, top-k and subset rankings (EM + MM).
 
@@ -1329,20 +1342,7 @@ class PlackettLuceMixture(_RankingMixture):
         Starting components: k-means++ seeding on Kendall's statistic (seed rankings
         completed at random), or random permutations; a seed ranking ``s`` becomes the
         log-worths ``-init_scale * position``.
-    n_init : int or "auto", default="auto"
-        Starts of EM. ``"auto"``: rounds of 10 starts until ``n_agree`` of the runs
-        continued to convergence reached the best fit (same log-likelihood within 1e-5
-        relative, same MAP partition up to relabelling), or ``max_init`` starts were made;
-        an integer: one round of that many starts. Each round continues the 3 most likely
-        short runs (later rounds: the best one left); the kept run is then continued with
-        ``tol * 1e-5`` (polished), so that seeds that reach the same optimum report the same
-        fit. See "Restarts" in ``docs/mixtures.md``.
-    max_init : int or None, default=None
-        Budget of starts with ``n_init="auto"``; None: 100 when a start is cheap
-        (``u m^2 K <= 1e7`` for ``u`` distinct rankings), else 30.
-    n_agree : int, default=3
-        Agreeing continued runs after which ``n_init="auto"`` stops; fewer at the end of the
-        budget give a ``ConvergenceWarning``.
+    {restart_parameters}
     max_iter : int, default=1000
         Maximum number of EM iterations per run.
     tol : float, default=1e-6
