@@ -406,6 +406,15 @@ def test_cluster_and_select_k_refuse_ties_naming_the_file_and_ranking(
     assert_one_line_error(code, err, "tied.csv: ranking 2 (and 7 more)", "without ties")
 
 
+@pytest.mark.parametrize(("command", "k"), [("labelrank", []), ("supervise", ["-k", 2])])
+def test_label_ranking_commands_refuse_ties_before_any_split(capsys, tmp_path, command, k):
+    path = tmp_path / "tied_labels.csv"
+    rows = ["0.1,0.2,1,2,3", "0.3,0.1,1,1,2", "0.5,0.5,3,2,1", "0.2,0.9,2,1,3"] * 2
+    path.write_text("8,2,3\n" + "\n".join(rows) + "\n")  # data rows 2 and 6 tie
+    code, _, err = run(capsys, command, path, *k)
+    assert_one_line_error(code, err, "tied_labels.csv: data row 2 (and 1 more)", "without ties")
+
+
 # ---------------------------------------------------------------------------- label ranking
 def _available(family, name):
     try:

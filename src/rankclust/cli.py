@@ -596,6 +596,14 @@ def load_label_ranking(path: str, items_file: str | None = None) -> tuple[np.nda
 
     p = _check_file(path)
     X, Y = rio.read_label_ranking_csv(p, finite_features=True)
+    tied = np.flatnonzero(Y.has_ties)
+    if tied.size:  # checked here, before any split or fit renumbers the rows
+        more = f" (and {tied.size - 1} more)" if tied.size > 1 else ""
+        raise CLIError(
+            f"{path}: data row {int(tied[0]) + 1}{more} ranks labels as tied; the label "
+            "rankers and supervised clusterers need rankings without ties: break the ties "
+            "in the file or leave those rows out"
+        )
     items = _read_items_file(items_file) if items_file else None
     return X, _with_items(Y, items or [f"label {j + 1}" for j in range(Y.n_items)], path)
 
