@@ -204,7 +204,7 @@ def main() -> None:
             )
         cap = f"at most {args.max_rows} rows per set" if args.max_rows else "every row"
         meta = (
-            f"rankclust {rankclust.__version__} from `{os.path.dirname(rankclust.__file__)}`; "
+            f"rankclust {rankclust.__version__}; "
             f"{cap}; {machine_line()}; {time.strftime('%Y-%m-%d')}; total wall time of the "
             f"run {time.perf_counter() - t0:.0f} s."
         )
