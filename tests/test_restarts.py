@@ -32,6 +32,25 @@ def test_restart_agreement_counts_near_starts_with_the_best_partition():
         warn_if_disagree("X", 3, 3, 4)
 
 
+def test_a_best_objective_found_once_is_warned_as_unconfirmed():
+    with pytest.warns(ConvergenceWarning, match="reached by 1 of 10 starts only"):
+        warn_if_disagree("X", 1, 1, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_disagree("X", 1, 1, 1)  # one start: nothing to confirm it with
+        warn_if_disagree("X", 2, 2, 10)
+
+
+def test_chains_of_real_ballots_warn_when_the_seed_decides(shared_data):
+    """APA 1998 read as chains: the default 10 starts rarely find the best error twice."""
+    from rankclust.io import read_preflib
+
+    R = read_preflib(shared_data / "apa_elections_1998_2009/00028-00000001.soi", kind="subset")
+    with pytest.warns(ConvergenceWarning, match="reached by 1 of 10 starts only"):
+        est = ChainKMeans(3, random_state=1).fit(R)
+    assert est.n_init_agreeing_ == 1
+
+
 def _three_symmetric_groups(copies=5):
     # cyclic shifts of (0 1 2): every two are at Kendall distance 2, so with K = 2 every way
     # of pairing two groups has the same objective

@@ -2,8 +2,10 @@
 
 An estimator with ``n_init`` restarts keeps the start of the best objective. When another
 start reaches the same objective (within a small relative tolerance) with a *different*
-partition, the answer depends on the seed: :func:`restart_agreement` counts the starts that
-agree with the best one and :func:`warn_if_disagree` says so in a ``ConvergenceWarning``.
+partition, the answer depends on the seed; when no other start reaches the best objective, the
+optimum is unconfirmed and another seed will likely keep another one. :func:`restart_agreement`
+counts the starts that agree with the best one and :func:`warn_if_disagree` says so in a
+``ConvergenceWarning``.
 """
 
 from __future__ import annotations
@@ -77,8 +79,21 @@ def restart_agreement(
 
 
 def warn_if_disagree(name: str, n_agreeing: int, n_near: int, n_init: int) -> None:
-    """``ConvergenceWarning`` when a start as good as the best found another partition."""
-    if n_near > n_agreeing:
+    """``ConvergenceWarning`` when the best fit is not confirmed by the starts.
+
+    Two cases: a start as good as the best found another partition, or (with two or more
+    starts) no other start reached the best objective at all, so another seed is likely to
+    keep another optimum.
+    """
+    if n_near == n_agreeing and n_agreeing < 2 <= n_init:
+        warnings.warn(
+            f"{name}: the best objective was reached by 1 of {n_init} starts only, so another "
+            "seed may give another partition (n_init_agreeing_); compare fits with other seeds "
+            "(random_state, CLI --random-state) or use more starts (n_init, CLI --n-init)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    elif n_near > n_agreeing:
         warnings.warn(
             f"{name}: {n_near - n_agreeing} of {n_init} starts reached the best objective "
             f"(relative difference <= {RESTART_RTOL:g}) with a different partition, so the "
