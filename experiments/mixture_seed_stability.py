@@ -1,9 +1,15 @@
-"""Seed stability of the mixtures' defaults on real ballots (issue #17, item 1).
+"""Seed stability of the clusterers' defaults on real ballots (issue #17, item 1).
 
-For each (data set, K, model) the default estimator is fitted with ``random_state`` 0..9. The
+For each (data set, K, estimator) the estimator is fitted with ``random_state`` 0..9. The
 script prints the number of distinct partitions (adjusted Rand index 1 counts as the same
-partition), the relative spread of the log-likelihood, the CPU time per fit and how many fits
-warned, and writes the table to ``experiments/results/mixture_seed_stability.md``.
+partition), the relative spread of the objective (the log-likelihood for the mixtures, the
+error for the chain clusterers), the CPU time per fit and how many fits warned that the
+restarts disagree, and writes the table to ``experiments/results/mixture_seed_stability.md``.
+
+The mixtures run with their defaults on the ballots (``kind="top"``). ``ChainKMeans`` and
+``KOMeans`` run on the APA ballots read as chains (``kind="subset"``) with ``n_init`` 10 (the
+default), 50 and 200; chains of fewer than two items are left out of the partition comparison
+(they are at the same distance from every centre, so their cluster is arbitrary).
 
 Data (PrefLib, in ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository): APA 1998
 (``apa_elections_1998_2009/00028-00000001.soi``, 18,723 ballots, 5 candidates) and the Irish
@@ -14,8 +20,13 @@ Usage: ``python experiments/mixture_seed_stability.py [--seeds 10]``
 
 from __future__ import annotations
 
-import argparse
 import os
+
+# one BLAS thread: the CPU times then measure the fit, not idle BLAS threads spinning
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
 import platform
 import time
 import warnings
@@ -24,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
-from rankclust.cluster import MallowsMixture, PlackettLuceMixture
+from rankclust.cluster import ChainKMeans, KOMeans, MallowsMixture, PlackettLuceMixture
 from rankclust.io import read_preflib
 
 HERE = Path(__file__).resolve().parent
@@ -36,23 +47,29 @@ CASES = (
 MODELS = {"Mallows": MallowsMixture, "Plackett-Luce": PlackettLuceMixture}
 
 
-def stability(R, cls, k: int, seeds: int) -> dict:
-    """Distinct partitions, relative log-likelihood spread, CPU s per fit, fits that warned."""
-    lls, partitions, cpu, warned = [], [], [], 0
+def stability(R, make, seeds: int, *, score: str, compare=None) -> dict:
+    """Distinct partitions, relative objective spread, CPU s per fit, fits that warned.
+
+    ``make(seed)`` builds the estimator, ``score`` names its objective attribute and
+    ``compare`` (a boolean row mask) the rows whose labels are compared.
+    """
+    values, partitions, cpu, warned = [], [], [], 0
     for seed in range(seeds):
         c0 = time.process_time()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            est = cls(k, random_state=seed).fit(R)
+            est = make(seed).fit(R)
         cpu.append(time.process_time() - c0)
         warned += any("start" in str(w.message) for w in caught)
-        lls.append(est.log_likelihood_)
-        if not any(adjusted_rand_score(est.labels_, p) == 1.0 for p in partitions):
-            partitions.append(est.labels_)
-    lls = np.array(lls)
+        values.append(getattr(est, score))
+        labels = np.asarray(est.labels_)
+        labels = labels if compare is None else labels[compare]
+        if not any(adjusted_rand_score(labels, p) == 1.0 for p in partitions):
+            partitions.append(labels)
+    values = np.array(values)
     return {
         "partitions": len(partitions),
-        "spread": float((lls.max() - lls.min()) / abs(lls.max())),
+        "spread": float((values.max() - values.min()) / abs(values).max()),
         "cpu": float(np.mean(cpu)),
         "warned": warned,
     }
@@ -66,20 +83,38 @@ def main() -> None:
     for name, rel, k in CASES:
         R = read_preflib(DATA / rel)
         for model, cls in MODELS.items():
-            res = stability(R, cls, k, args.seeds)
-            rows.append((name, k, model, res))
-            print(name, k, model, res, flush=True)
+            res = stability(
+                R, lambda s, c=cls, k=k: c(k, random_state=s), args.seeds, score="log_likelihood_"
+            )
+            rows.append((name, k, f"{model} mixture (default)", res))
+            print(rows[-1], flush=True)
+    name, rel, k = CASES[0]
+    chains = read_preflib(DATA / rel, kind="subset")
+    for cls in (ChainKMeans, KOMeans):
+        for n_init in (10, 50, 200):
+            res = stability(
+                chains,
+                lambda s, c=cls, n=n_init: c(k, n_init=n, random_state=s),
+                args.seeds,
+                score="objective_",
+                compare=chains.lengths >= 2,
+            )
+            tag = " (default)" if n_init == 10 else ""
+            rows.append((f"{name} as chains", k, f"{cls.__name__}, n_init={n_init}{tag}", res))
+            print(rows[-1], flush=True)
     lines = [
-        "# Seed stability of the mixtures' defaults",
+        "# Seed stability of the clusterers' defaults",
         "",
         f"Generated by `experiments/mixture_seed_stability.py --seeds {args.seeds}` "
         f"({platform.machine()}, Python {platform.python_version()}). Default estimators, "
         f"`random_state` 0..{args.seeds - 1}; partitions compared up to relabelling (adjusted "
-        "Rand index 1); spread = (max - min) / |max| of the log-likelihood; CPU seconds per fit; "
-        "warned = fits that emitted the restart-disagreement ConvergenceWarning.",
+        "Rand index 1; for the chain clusterers over the chains of two or more items); spread "
+        "= (max - min) / |max| of the objective (log-likelihood, or the chain error); CPU "
+        "seconds per fit; warned = fits that emitted the restart-disagreement "
+        "ConvergenceWarning.",
         "",
-        "| data | K | model | distinct partitions | log-lik. spread (relative) | CPU s / fit "
-        "| warned |",
+        "| data | K | estimator | distinct partitions | objective spread (relative) "
+        "| CPU s / fit | warned |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, k, model, r in rows:
