@@ -465,6 +465,8 @@ class KOMeans(
         self.n_iter_ = n_iter
         self.n_clusters_ = pos.shape[0]
         self.n_items_ = R.n_items
+        self.items_ = R.items
+        self.centers_ = self.centers_._replace(items=R.items)
         if self.n_clusters_ < K:
             warnings.warn(
                 f"KOMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
@@ -508,7 +510,7 @@ class KOMeans(
     def _check_input(self, R: Any) -> Rankings:
         if not hasattr(self, "centers_"):
             raise NotFittedError("KOMeans is not fitted yet; call fit first")
-        return check_chains(R, n_items=self.n_items_)
+        return check_chains(R, n_items=self.n_items_, items=self.items_)
 
     def transform(self, R: Any) -> np.ndarray:
         """Dissimilarity of every order to every central order, shape (n, n_clusters_)."""
@@ -533,6 +535,7 @@ class KOMeans(
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         k = loaded.int_attr(self, "n_clusters_", low=1)
         loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, complete=True)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)

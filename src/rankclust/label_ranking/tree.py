@@ -636,7 +636,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             1-based ranks (every row a permutation of ``1..n_labels``; 1 = best).
         """
         leaf = self.apply(X)
-        return positions_to_ranks(self.leaf_ranking_[leaf])
+        return self._ranks_out(self.leaf_ranking_[leaf])
 
     def reliability(self, X: Any) -> np.ndarray:
         """The paper's reliability score ``theta_leaf * |T_leaf| / n_train`` per row."""
@@ -650,6 +650,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             return
         d = loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         n = loaded.int_attr(self, "node_count_", low=1)
         for name in ("feature_", "children_left_", "children_right_", "n_node_samples_"):
             loaded.array_attr(self, name, kind="i", shape=(n,))
