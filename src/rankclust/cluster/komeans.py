@@ -537,7 +537,8 @@ class KOMeans(
         m = loaded.int_attr(self, "n_items_", low=1)
         loaded.items_attr(self, n_items=m)
         k = loaded.int_attr(self, "n_clusters_", low=1)
-        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, complete=True)
+        # an item that no order of a cluster holds is absent from its central order
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, ties=False)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 
