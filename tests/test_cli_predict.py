@@ -221,7 +221,7 @@ def test_unknown_item_names_are_refused(capsys, tmp_path):
 
 
 def test_wrong_inputs_and_models_are_refused(capsys, tmp_path, lr_csv):
-    path, labels, feats, X = lr_csv
+    _path, _labels, feats, X = lr_csv
     from rankclust.label_ranking import LabelRankingTree
 
     model = tmp_path / "m.zip"
@@ -254,7 +254,7 @@ def test_unseen_label_is_left_out_of_the_predicted_ranking(capsys, tmp_path):
     model, feats, js = tmp_path / "m.zip", tmp_path / "f.csv", tmp_path / "p.json"
     save(est, model)
     _write_features(feats, X[:3])
-    code, out, err = run(capsys, "predict", model, feats, "--json", js)
+    code, _out, err = run(capsys, "predict", model, feats, "--json", js)
     assert code == 0, err
     result = json.loads(js.read_text())
     assert result["unseen_items"] == ["green"]
