@@ -64,6 +64,31 @@ def test_dataframe_keeps_its_column_names():
     assert back == R
 
 
+class _Frame:
+    """The two attributes of a pandas DataFrame that check_rankings reads (pandas is optional)."""
+
+    def __init__(self, values, columns):
+        self.values, self.columns = np.asarray(values), list(columns)
+
+    def to_numpy(self):
+        return self.values
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values if dtype is None else self.values.astype(dtype)
+
+
+def test_frame_like_label_data_keeps_its_column_names():
+    from rankclust.supervised import OneRank
+
+    X, Y = _label_data()
+    frame = _Frame(Y.to_ranks(), ITEMS)
+    est = OneRank().fit(X, frame)
+    assert est.items_ == ITEMS and est.central_rankings_.items == ITEMS
+    from rankclust.label_ranking import ConsensusLabelRanker
+
+    assert ConsensusLabelRanker().fit(X, frame).predict_rankings(X[:2]).items == ITEMS
+
+
 # ------------------------------------------------------------------ clusterers and models
 def _ranking_cases() -> dict[str, object]:
     from rankclust.cluster import (
