@@ -219,6 +219,10 @@ def test_label_names_are_kept(name, tmp_path):
     assert isinstance(pred, Rankings) and pred.items == ITEMS and pred.is_complete
     ranks = est.predict_ranking(X[:7]) if hasattr(est, "predict_ranking") else est.predict(X[:7])
     np.testing.assert_array_equal(pred.ranks, ranks - 1)
+    # score matches the true rankings to the labels by name
+    perm = [2, 4, 0, 1, 3]
+    Y_shuffled = Rankings(Y.ranks[:, perm], items=[ITEMS[p] for p in perm])
+    assert est.score(X, Y_shuffled) == pytest.approx(est.score(X, Y))
     save(est, tmp_path / "m.zip")
     back = load(tmp_path / "m.zip")
     assert back.items_ == ITEMS

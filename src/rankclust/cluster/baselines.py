@@ -63,6 +63,10 @@ class RestrictedLengthMixture(ValidatedParamsMixin, BaseEstimator):
         ``estimator_.predict(R)`` for every ranking (partial ones included).
     centers_, weights_, thetas_ (if the mixture has them), log_likelihood_, bic_
         Copied from ``estimator_`` (the log-likelihood and BIC are those of the kept data).
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     Notes
     -----

@@ -446,6 +446,10 @@ array-like of shape (n,), default="random_partition"
         found another partition, a ``ConvergenceWarning`` says that the clustering depends
         on the seed.
     n_items_ : int
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------

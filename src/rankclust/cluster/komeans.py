@@ -330,6 +330,10 @@ class KOMeans(
         than two items, whose cluster is arbitrary, are not compared); a restart as good as
         the best with another partition gives a ``ConvergenceWarning``.
     n_items_ : int
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------

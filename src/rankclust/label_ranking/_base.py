@@ -99,6 +99,8 @@ class LabelRankerMixin:
             In ``[-1, 1]`` (see :func:`rankclust.metrics.kendall_tau`).
         """
         Y_pred = self.predict(X)  # type: ignore[attr-defined]
+        # named labels are matched to items_ by name, like every prediction input
+        y = check_rankings(y, kind="subset", name="Y", items=self.items_)  # type: ignore[attr-defined]
         return kendall_tau(y, Y_pred, sample_weight=sample_weight)
 
 

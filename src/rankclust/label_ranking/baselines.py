@@ -151,6 +151,11 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
     train_scores_ : dict or None
         Training Kendall tau per candidate cap (``alpha="auto"`` only).
     scaler_ : MinMaxScaler
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -297,6 +302,11 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
         the pair was observed in one order only or never (then 0.5).
     n_items_, n_features_in_ : int
     scaler_ : MinMaxScaler
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -437,6 +447,11 @@ class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator
     center_ : ndarray of int64, shape (n_items_,)
         Position vector of the consensus.
     n_items_, n_features_in_ : int
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----

@@ -456,6 +456,11 @@ class IBLRMallows(_BaseIBLR):
         The normalisation ``(x - feature_shift_) * feature_scale_``.
     algorithm_ : str
         Neighbour search used (``"kd_tree"``, ``"ball_tree"`` or ``"brute"``).
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     See Also
     --------
@@ -659,6 +664,11 @@ class IBLRPlackettLuce(_BaseIBLR):
     n_items_, n_features_in_, n_neighbors_, cv_scores_, rankings_, feature_shift_,
     feature_scale_, algorithm_
         As in :class:`IBLRMallows`.
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     See Also
     --------

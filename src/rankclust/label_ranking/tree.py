@@ -284,6 +284,11 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     cv_scores_ : dict or None
         Mean held-out Kendall tau of the internal cross-validation per candidate
         ``ccp_alpha`` (``"auto"`` only; NaN when the training set was too small).
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----

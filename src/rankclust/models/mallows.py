@@ -1008,6 +1008,10 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         Approximate-EM iterations (0 for complete and top-t data).
     converged_ : bool
         False when the EM hit ``max_iter`` or cycled (a ``ConvergenceWarning`` is emitted).
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------

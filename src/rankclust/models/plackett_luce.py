@@ -608,6 +608,10 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Number of MM updates made by ``fit``.
     converged_ : bool
         Whether ``fit`` met ``tol``; a ``ConvergenceWarning`` is emitted otherwise.
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------

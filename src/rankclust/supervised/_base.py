@@ -290,7 +290,9 @@ class SupervisedClusteringMixin:
         """Mean Kendall tau between ``Y`` and the predicted rankings (``1 - 2 loss_LR``)."""
         from rankclust.metrics import kendall_tau
 
-        return kendall_tau(Y, self.predict_ranking(X))
+        pred = self.predict_ranking(X)
+        Y = check_rankings(Y, kind="subset", name="Y", items=self.items_)  # aligned by name
+        return kendall_tau(Y, pred)
 
     # ---------------------------------------------------------------- loading
     def _validate_loaded_common(self) -> tuple[int, int, int]:
