@@ -260,3 +260,36 @@ def test_unseen_label_is_left_out_of_the_predicted_ranking(capsys, tmp_path):
     assert result["unseen_items"] == ["green"]
     for p in result["predictions"]:
         assert "green" not in p["ranking"] and len(p["ranking"]) == 3
+
+
+def test_ranking_model_without_clusters_gives_logpdf(capsys, tmp_path):
+    from rankclust.models.mallows import Mallows
+
+    R = _ballots()
+    est = Mallows().fit(R)
+    model, new = tmp_path / "m.zip", tmp_path / "new.csv"
+    save(est, model)
+    _write_ranks(new, R, [1, 3, 0, 4, 2])
+    code, out, err = run(capsys, "predict", model, new, "--format", "ranks")
+    assert code == 0, err
+    got = np.array([float(r["logpdf"]) for r in _read_csv(out)])
+    np.testing.assert_allclose(got, est.logpdf(R), rtol=1e-9)
+
+
+def test_ordinal_model_predicts_clusters(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 20)
+    X = np.c_[4.0 * y + rng.normal(size=60), rng.normal(size=60)]
+    feats, pairs, model = tmp_path / "f.csv", tmp_path / "pairs.csv", tmp_path / "m.zip"
+    np.savetxt(feats, X, delimiter=",", header="a,b", comments="")
+    np.savetxt(pairs, [[45, 5], [50, 10], [55, 15]], delimiter=",", fmt="%d")
+    code, _, err = run(capsys, "ordinal", feats, "--pairs", pairs, "-k", 3, "--random-state",
+                       0, "--set", 'kernel="linear"', "--save", model, "-q")  # fmt: skip
+    if code != 0 and "not available yet" in err:
+        pytest.skip("M2SORC is not in this build")
+    assert code == 0, err
+    code, out, err = run(capsys, "predict", model, feats)
+    assert code == 0, err
+    rows = _read_csv(out)
+    assert list(rows[0]) == ["row", "cluster"]
+    np.testing.assert_array_equal([int(r["cluster"]) for r in rows], load(model).predict(X))

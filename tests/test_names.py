@@ -266,3 +266,35 @@ def test_loaded_state_refuses_bad_names(tmp_path):
     save(est, tmp_path / "m.zip")
     with pytest.raises(ValueError, match="unseen_items_"):
         load(tmp_path / "m.zip")
+
+
+def test_models_saved_without_names_still_load(tmp_path):
+    """A model file written before items_/unseen_items_ existed loads unnamed."""
+    import json
+    import zipfile
+
+    from rankclust.cluster import MallowsMixture
+    from rankclust.supervised import OneRank
+
+    X, Y = _label_data()
+    R = Rankings(random_rankings(np.random.default_rng(0), 30, 5).ranks, items=ITEMS)
+    for est in (OneRank().fit(X, Y), MallowsMixture(2, random_state=0).fit(R)):
+        path = tmp_path / "m.zip"
+        save(est, path)
+        with zipfile.ZipFile(path) as zf:
+            meta = json.loads(zf.read("model.json"))
+            npz = zf.read("arrays.npz")
+        state = meta["model"]["state"]
+        for key in ("items_", "unseen_items_", "central_rankings_", "centers_"):
+            if key in ("central_rankings_", "centers_") and key in state:
+                state[key]["__rankings__"]["items"] = None
+            else:
+                state.pop(key, None)
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("model.json", json.dumps(meta))
+            zf.writestr("arrays.npz", npz)
+        back = load(path)
+        assert back.items_ is None
+        first = "predict_rankings" if hasattr(back, "predict_rankings") else "predict"
+        arg = X[:3] if first == "predict_rankings" else Rankings(R.ranks[:3])
+        getattr(back, first)(arg)

@@ -254,7 +254,12 @@ def rankings_attr(
 
 
 def items_attr(obj: Any, name: str = "items_", *, n_items: int) -> tuple[str, ...] | None:
-    """Item names of a fitted model: None or ``n_items`` distinct strings; returns a tuple."""
+    """Item names of a fitted model: None or ``n_items`` distinct strings; returns a tuple.
+
+    A model saved before names were kept has no such attribute: it loads unnamed (None).
+    """
+    if name not in vars(obj):
+        setattr(obj, name, None)
     value = _get(obj, name)
     if value is None:
         return None
@@ -270,7 +275,12 @@ def items_attr(obj: Any, name: str = "items_", *, n_items: int) -> tuple[str, ..
 
 
 def unseen_attr(obj: Any, name: str = "unseen_items_", *, n_items: int) -> np.ndarray:
-    """Sorted distinct label indices in ``[0, n_items)``, fewer than ``n_items`` of them."""
+    """Sorted distinct label indices in ``[0, n_items)``, fewer than ``n_items`` of them.
+
+    A model saved before unseen labels were flagged loads with none (an empty array).
+    """
+    if name not in vars(obj):
+        setattr(obj, name, np.empty(0, dtype=np.int64))
     value = array_attr(obj, name, kind="i", ndim=1, low=0, high=n_items - 1)
     if value.size >= n_items or (value.size > 1 and not (np.diff(value) > 0).all()):
         raise ValueError(
