@@ -109,8 +109,11 @@ def _unnumbered(R: Any, model_items: Any) -> Any:
     return R
 
 
-def _names(model: Any, m: int, family: str) -> list[str]:
+def _names(model: Any, data: Any, m: int, family: str) -> list[str]:
+    """The model's item names, else those of the rankings read, else the CLI's numbering."""
     items = getattr(model, "items_", None)
+    if items is None and family == "rankings":
+        items = data.items
     if items is not None:
         return list(items)
     return [
@@ -140,7 +143,7 @@ def predictions(model: Any, data: Any) -> dict[str, Any]:
         n_items = data.n_items
     else:
         n_items = getattr(model, "n_items_", 0)
-    names = _names(model, n_items, family)
+    names = _names(model, data, n_items, family)
     if family != "ordinal":
         out["items"] = names
     if family in ("rankings", "supervised", "ordinal") and hasattr(model, "predict"):
