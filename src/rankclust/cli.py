@@ -1687,6 +1687,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full", action="store_true", help="run without --quick (slow)")
     p.add_argument("--experiments-dir", metavar="DIR", help="where the experiment scripts are")
     p.set_defaults(handler=cmd_reproduce)
+    from rankclust.cli_predict import add_predict_parser  # its own module: data in, no fit
+
+    add_predict_parser(sub)
     return parser
 
 

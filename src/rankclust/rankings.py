@@ -723,11 +723,20 @@ def check_rankings(
     n_items: int | None = None,
     kinds: Sequence[str] = KINDS,
     name: str = "R",
+    items: Sequence[str] | None = None,
 ) -> Rankings:
     """Convert input to :class:`Rankings` and check what a method needs.
 
     A :class:`Rankings` is never re-validated; anything else is read as 1-based ranks with 0 or
-    NaN for missing (:meth:`Rankings.from_ranks`) of the given ``kind`` (default "subset").
+    NaN for missing (:meth:`Rankings.from_ranks`) of the given ``kind`` (default "subset"); a
+    pandas DataFrame keeps its column names as ``items``.
+
+    **Item names** (the one home of this rule, used by every estimator's ``predict``,
+    ``logpdf`` and ``score``): when ``items`` (the names seen in ``fit``) is given and ``R``
+    has names too, the columns of ``R`` are matched by name and reordered to ``items``; a name
+    that is unknown or missing is refused with one line. When either side has no names the
+    columns are taken by position (only their number is checked), as scikit-learn does with
+    ``feature_names_in_``.
 
     Parameters
     ----------
@@ -744,11 +753,20 @@ def check_rankings(
         The kinds the method supports.
     name : str
         Name of the argument, for messages.
+    items : sequence of str, optional
+        Item names seen in ``fit`` (an estimator's ``items_``): align ``R`` to them by name.
     """
     if not isinstance(R, Rankings):
-        R = Rankings.from_ranks(R, kind=kind or "subset")
+        names = _column_names(R)
+        R = Rankings.from_ranks(
+            R.to_numpy() if names is not None else R,
+            kind=kind or "subset",
+            items=names,
+        )
     if R.kind not in kinds:
         raise ValueError(f"{name}: kind={R.kind!r} is not supported here (supported: {kinds})")
+    if items is not None:
+        R = _align_items(R, items, name=name)
     if n_items is not None and R.n_items != n_items:
         raise ValueError(f"{name} has {R.n_items} items, expected {n_items}")
     if not allow_ties:
@@ -765,6 +783,53 @@ def check_rankings(
                 f"{min_length}"
             )
     return R
+
+
+def _column_names(data: Any) -> list[str] | None:
+    """The column names of a pandas DataFrame (as str), None for anything else."""
+    columns = getattr(data, "columns", None)
+    if columns is None or not hasattr(data, "to_numpy"):
+        return None
+    return [str(c) for c in columns]
+
+
+def _align_items(R: Rankings, items: Sequence[str], *, name: str = "R") -> Rankings:
+    """``R`` with its columns in the order of the names ``items`` (see :func:`check_rankings`).
+
+    Returns ``R`` unchanged when it has no names or already has these names in this order.
+
+    Raises
+    ------
+    ValueError
+        When the names of ``R`` are not exactly ``items`` (in some order), naming up to five
+        unknown and missing names.
+    """
+    items = tuple(items)
+    if R.items is None or R.items == items:
+        return R
+    want = set(items)
+    unknown = [x for x in R.items if x not in want]
+    have = set(R.items)
+    missing = [x for x in items if x not in have]
+    if unknown or missing:
+        parts = []
+        if unknown:
+            parts.append(f"unknown item(s) {_few(unknown)}")
+        if missing:
+            parts.append(f"missing item(s) {_few(missing)}")
+        raise ValueError(
+            f"{name}: item names do not match the {len(items)} items seen in fit: "
+            + "; ".join(parts)
+        )
+    where = {x: j for j, x in enumerate(R.items)}
+    cols = np.array([where[x] for x in items], dtype=np.intp)
+    # a column permutation keeps every row's positions dense: no re-validation needed
+    return R._replace(ranks=R.ranks[:, cols], items=items)
+
+
+def _few(names: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(repr(x) for x in names[:limit])
+    return shown + (f" (and {len(names) - limit} more)" if len(names) > limit else "")
 
 
 def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:

@@ -446,6 +446,10 @@ array-like of shape (n,), default="random_partition"
         found another partition, a ``ConvergenceWarning`` says that the clustering depends
         on the seed.
     n_items_ : int
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------
@@ -629,6 +633,8 @@ array-like of shape (n,), default="random_partition"
         self.n_iter_ = n_iter
         self.n_clusters_ = X.shape[0]
         self.n_items_ = m
+        self.items_ = CR.items if R_mem is None else R_mem.items
+        self.centers_ = self.centers_._replace(items=self.items_)
         if self.n_clusters_ < K:
             warnings.warn(
                 f"ChainKMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
@@ -724,7 +730,7 @@ array-like of shape (n,), default="random_partition"
             raise NotFittedError("ChainKMeans is not fitted yet; call fit first")
         if R is None:
             return None
-        return check_chains(R, n_items=self.n_items_)
+        return check_chains(R, n_items=self.n_items_, items=self.items_)
 
     def transform(self, R: Any) -> np.ndarray:
         """Distance (Eq. 2) of every chain to every centroid, shape (n, n_clusters_).
@@ -764,6 +770,7 @@ array-like of shape (n,), default="random_partition"
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         k = loaded.int_attr(self, "n_clusters_", low=1)
         loaded.array_attr(self, "centroids_", shape=(k, m, m))
         loaded.array_attr(self, "pair_counts_", shape=(k, m, m))

@@ -330,6 +330,10 @@ class KOMeans(
         than two items, whose cluster is arbitrary, are not compared); a restart as good as
         the best with another partition gives a ``ConvergenceWarning``.
     n_items_ : int
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------
@@ -465,6 +469,8 @@ class KOMeans(
         self.n_iter_ = n_iter
         self.n_clusters_ = pos.shape[0]
         self.n_items_ = R.n_items
+        self.items_ = R.items
+        self.centers_ = self.centers_._replace(items=R.items)
         if self.n_clusters_ < K:
             warnings.warn(
                 f"KOMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
@@ -508,7 +514,7 @@ class KOMeans(
     def _check_input(self, R: Any) -> Rankings:
         if not hasattr(self, "centers_"):
             raise NotFittedError("KOMeans is not fitted yet; call fit first")
-        return check_chains(R, n_items=self.n_items_)
+        return check_chains(R, n_items=self.n_items_, items=self.items_)
 
     def transform(self, R: Any) -> np.ndarray:
         """Dissimilarity of every order to every central order, shape (n, n_clusters_)."""
@@ -533,8 +539,10 @@ class KOMeans(
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         k = loaded.int_attr(self, "n_clusters_", low=1)
-        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, complete=True)
+        # an item that no order of a cluster holds is absent from its central order
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, ties=False)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 

@@ -386,6 +386,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             kinds=self._kinds,
             n_items=None if reset else self.n_items_,
             name="R",
+            items=None if reset else self.items_,
         )
         if not reset and R.kind != self.kind_:
             raise ValueError(f"R has kind={R.kind!r}, the model was fitted on kind={self.kind_!r}")
@@ -951,13 +952,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         m = loaded.int_attr(self, "n_items_", low=1)
         k = self.n_components
         loaded.kind_attr(self)
-        items = self.items_
-        if items is not None and not (
-            isinstance(items, tuple | list)
-            and len(items) == m
-            and all(isinstance(x, str) for x in items)
-        ):
-            raise ValueError(f"items_: expected None or {m} item names")
+        loaded.items_attr(self, n_items=m)
         loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         self._validate_loaded_params(m, k)
