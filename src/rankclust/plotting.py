@@ -55,6 +55,21 @@ _GRID_WIDTH = 16.0
 _EMPTY = "n=0, empty"
 
 
+def _set_title(ax: Any, title: str, **kwargs: Any) -> None:
+    """A title wrapped to the width of its Axes, so that no title is clipped.
+
+    Constrained layout makes room above a title but not beside it: a title wider than its
+    Axes would run off the figure.
+    """
+    import textwrap
+
+    fig = ax.figure
+    width = ax.get_position().width * fig.get_figwidth()  # inches
+    size = kwargs.get("fontsize") or ax.title.get_fontsize()
+    chars = max(12, int(width * 72 / (0.55 * size)))
+    ax.set_title("\n".join(textwrap.wrap(str(title), chars)) or str(title), **kwargs)
+
+
 def _centers_of(obj: Any) -> Any:
     """Central rankings of a fitted clusterer, or ``obj`` itself."""
     for name in ("centers_", "central_rankings_"):
@@ -251,7 +266,7 @@ def plot_central_rankings(
     cbar.update_ticks()
     cbar.ax.invert_yaxis()  # best at the top
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
@@ -402,19 +417,20 @@ def plot_pairwise_matrix(
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="P(row above column)")
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
 def _grid_shape(n_panels: int, m: int, longest: int, ncols: int | None) -> tuple[int, int, float]:
     """(rows, columns, panel side in inches) of a grid of pairwise panels over m items.
 
-    A panel grows with m (about 0.2 inch per item plus room for the names) so one label per
+    A panel grows with m (0.18 inch per item plus room for the names) so one label per
     cell stays readable; panels wrap into rows of at most ``_GRID_WIDTH`` inches.
     """
-    side = float(np.clip(1.4 + 0.2 * m + 0.06 * min(longest, 25), 2.8, 8.0))
+    side = float(np.clip(1.0 + 0.18 * m + 0.05 * min(longest, 25), 2.8, 8.0))
     if ncols is None:
-        ncols = max(1, min(n_panels, int(_GRID_WIDTH // side)))
+        widest = max(1, min(n_panels, int(_GRID_WIDTH // side)))
+        ncols = -(-n_panels // -(-n_panels // widest)) if n_panels else 1  # balanced rows
     elif ncols < 1:
         raise ValueError(f"ncols must be a positive integer, got {ncols}")
     ncols = max(1, min(ncols, max(n_panels, 1)))
@@ -535,9 +551,7 @@ def plot_pairwise_matrices(
         axes[k // ncols, k % ncols].remove()
     if image is not None:
         used = [a for a in axes.ravel()[:n_clusters]]
-        fig.colorbar(
-            image, ax=used, label="P(row above column)", shrink=min(1.0, 0.6 + 0.1 * nrows)
-        )
+        fig.colorbar(image, ax=used, label="P(row above column)", shrink=0.6 if nrows > 1 else 0.9)
     return fig
 
 
@@ -548,7 +562,7 @@ def _empty_panel(ax: Any, title: str) -> None:
     ax.set_aspect("equal")
     ax.text(0.5, 0.5, "empty cluster\n(no member)", ha="center", va="center", color="0.4",
             transform=ax.transAxes)  # fmt: skip
-    ax.set_title(title)
+    _set_title(ax, title)
 
 
 # --------------------------------------------------------------------------------------------
@@ -705,7 +719,7 @@ def plot_bic(
     _plain_y(ax)
     ax.legend(fontsize=8)
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
@@ -847,7 +861,7 @@ def plot_feature_clusters(
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8, markerscale=1.5)
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
@@ -917,13 +931,14 @@ def plot_randomization_test(
     ax.hist(
         null, bins=bins, color="0.7", edgecolor="0.3", label=f"randomised data (h={null.size})"
     )
-    label = f"observed = {observed:.4g}"
+    label = f"observed = {observed:.6g}"
     if p_value is not None:
         label += f", p = {p_value:.3g}"
     ax.axvline(observed, color="C3", linewidth=2, label=label)
     ax.set_xlabel(statistic)
     ax.set_ylabel("number of randomised data sets")
-    ax.legend(fontsize=8)
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
+    ax.legend(fontsize=8, loc="upper right")
     if title:
-        ax.set_title(title if p_value is None else f"{title} (p = {p_value:.3g})")
+        _set_title(ax, title if p_value is None else f"{title} (p = {p_value:.3g})")
     return ax
