@@ -287,3 +287,32 @@ def test_feature_clusters_accept_a_fitted_estimator():
     # a constant feature is left at 0, not divided by zero
     ax = plot_feature_clusters(np.c_[X, np.ones(8)], Fitted.labels_)
     assert np.all(np.isfinite(np.vstack([c.get_offsets() for c in ax.collections])))
+
+
+# ------------------------------------------------------------------ the CLI's figures
+def test_cli_elbow_plot_has_no_best_marker(tmp_path, monkeypatch, capsys):
+    """`select-k --method chains` says it cannot choose K: its figure stars no K."""
+    import rankclust.plotting as plotting
+    from rankclust.cli import main
+
+    calls = []
+    original = plotting.plot_bic
+
+    def spy(*args, **kwargs):
+        drawn = original(*args, **kwargs)
+        calls.append((kwargs, drawn))
+        return drawn
+
+    monkeypatch.setattr(plotting, "plot_bic", spy)
+    path = tmp_path / "ballots.csv"
+    rows = [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 3, 1, 0]] * 5
+    path.write_text("\n".join(",".join(str(j + 1) for j in r) for r in rows) + "\n")
+    code = main(
+        ["select-k", str(path), "--ks", "1..3", "--method", "chains", "--kind", "subset",
+         "--random-state", "0", "--plots", str(tmp_path / "figs"), "-q"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    ((kwargs, drawn),) = calls
+    assert kwargs["criteria"] == ["objective"] and kwargs["mark_best"] is False
+    assert not any(ln.get_marker() == "*" for ln in drawn.get_lines())
+    assert (tmp_path / "figs" / "model_selection.png").is_file()
