@@ -823,14 +823,14 @@ def _cluster_figures(out: _Outputs, est: Any, R: Any, prefix: str = "") -> None:
             lambda: plot_central_rankings(centers, items=items, cluster_sizes=sizes),
         )
     if matched:
-        k = int(labels.max()) + 1
+        k = max(int(labels.max()) + 1, len(pos) if centers is not None else 0)  # empty: kept
         if R.n_items > _MAX_PAIRWISE_ITEMS or k > _MAX_PAIRWISE_PANELS:
             out.console.info(
                 f"(no pairwise figure for {R.n_items} items and {k} clusters: too large to read)"
             )
             return
         C = R.pairwise_counts(labels=labels, n_groups=k)
-        out.figure(f"{prefix}pairwise_by_cluster.png", lambda: plot_pairwise_matrices(C, items))
+        out.figure(f"{prefix}pairwise_by_cluster.png", lambda: plot_pairwise_matrices(C, items, centers=centers, cluster_sizes=cluster_sizes(labels, k, R.weights if R.is_weighted else None)[-1]))  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -999,7 +999,9 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
         from rankclust.plotting import plot_bic
 
         crits = None if criterion is not None else ["objective"]
-        out.figure("model_selection.png", lambda: plot_bic(rows, criteria=crits))
+        out.figure(
+            "model_selection.png", lambda: plot_bic(rows, criteria=crits, mark_best=crits is None)
+        )
         if best_k is not None:
             _cluster_figures(out, models[best_k], R)
     best = models[best_k] if best_k is not None else None
@@ -1452,7 +1454,7 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
             console.print(f"adjusted Rand index against the generating components: {ari:.3f}")
         out.figure(
             "2_model_selection.png",
-            lambda: plot_bic(rows, criteria=None if crit else ["objective"]),
+            lambda: plot_bic(rows, criteria=None if crit else ["objective"], mark_best=bool(crit)),
         )
         _cluster_figures(out, best, data, prefix="2_")
     console.print()
