@@ -309,3 +309,15 @@ def test_komeans_on_apa_chains_finds_the_exhaustive_optimum_and_says_it_is_rare(
     assert est.objective_ == pytest.approx(7920.3, abs=1e-6)
     assert est.n_init_ == 1000 and 1 <= est.n_init_agreeing_ < 5
     assert est.n_tied_ == 1984.0  # ballots of 2-5 candidates equally far from two centres
+
+
+def test_the_cli_restart_line_of_a_chain_clusterer():
+    from rankclust._report import restart_line
+
+    R = _three_symmetric_groups()
+    with pytest.warns(ConvergenceWarning):
+        est = ChainKMeans(2, max_init=20, random_state=0).fit(R)
+    text = restart_line(est)
+    assert text.startswith(f"restarts: {est.n_init_} starts; the best fit was reached by")
+    assert f"of the {est.n_init_} run to convergence" in text
+    assert "0% higher in objective" in text and "log-likelihood" not in text
