@@ -514,7 +514,8 @@ array-like of shape (n,), default="random_partition"
     every chain to its nearest centroid in one compiled pass.
 
     Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration (O(n l^2 K) for chains of
-    length l), O(n l_max + K m^2) memory besides the data.
+    length l), O(n l_max + K m^2) memory besides the data, times the runs: ``n_init``, or
+    with ``"auto"`` 10 to ``max_init`` (the labels of at most the 20 best runs are kept).
 
     The error never increases: assignment minimises each chain's distance for fixed
     centroids and Eq. 4 minimises each cluster's cost for fixed assignments.
