@@ -409,14 +409,14 @@ def restart_line(model: Any) -> str | None:
     if n_starts is None or agreeing is None:
         return None
     lls = getattr(model, "restart_log_likelihoods_", None)
-    n_cont = len(lls) if lls is not None else None
+    # without a record of continued runs (the chain clusterers) every start ran to convergence
+    n_cont = len(lls) if lls is not None else n_starts
     text = f"restarts: {n_starts} starts; the best fit was reached by {agreeing}"
-    text += f" of the {n_cont} run to convergence" if n_cont is not None else ""
+    text += f" of the {n_cont} run to convergence"
     gap = getattr(model, "restart_gap_", None)
     if gap is not None and math.isfinite(float(gap)):
-        text += (
-            f"; the best different partition is {100 * float(gap):.2g}% lower in log-likelihood"
-        )
+        worse = "lower in log-likelihood" if lls is not None else "higher in objective"
+        text += f"; the best different partition is {100 * float(gap):.2g}% {worse}"
     n_agree = getattr(model, "n_agree", None)
     if n_agree is not None and agreeing < min(int(n_agree), n_cont or 0):
         text += (

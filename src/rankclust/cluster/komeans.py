@@ -37,7 +37,14 @@ from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
-from rankclust._restarts import restart_agreement, warn_if_disagree
+from rankclust._restarts import (
+    chain_max_init,
+    restart_rounds,
+    tied_rows,
+    warn_auto_restarts,
+    warn_if_disagree,
+    warn_near_tie,
+)
 from rankclust.cluster._base import (
     RankingsInputMixin,
     chain_orders,
@@ -302,8 +309,20 @@ class KOMeans(
           closest seed); each order then joins its closest seed (ties at random). For
           Spearman, ``1 - rho`` is proportional to the squared Euclidean distance of the rank
           vectors on the common items, so this is the D^2 weighting of k-means++.
-    n_init : int, default=10
-        Restarts; the partition with the smallest total dissimilarity is kept.
+    n_init : int or "auto", default="auto"
+        Restarts; the partition with the smallest total dissimilarity is kept (the first of
+        equal ones). ``"auto"``: rounds of 10 restarts until ``n_agree`` restarts reached the
+        best fit (objective within 1e-6 relative, same partition up to relabelling on the
+        orders that are nearer to one central order than to the others), or ``max_init``
+        restarts were made; the first round is the fit of ``n_init=10``. An integer: that
+        many restarts. See "Do the restarts agree?" in ``docs/chains.md``.
+    max_init : int or None, default=None
+        Budget of restarts with ``n_init="auto"``; None: 1000 when an iteration is cheap
+        (``(n + sum_i l_i (l_i - 1) / 2) K + K m^2 <= 5e4``, about 1 ms per restart),
+        else 30.
+    n_agree : int, default=5
+        Agreeing restarts after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning`` (as for :class:`ChainKMeans`).
     max_iter : int, default=100
     empty_cluster : {"reseed", "drop"}, default="reseed"
         ``"reseed"`` moves the chain with the largest dissimilarity to its centre into an empty
@@ -324,11 +343,26 @@ class KOMeans(
     n_clusters_ : int
         Number of non-empty clusters (< ``n_clusters`` only with ``empty_cluster="drop"``,
         with an :class:`~rankclust.exceptions.EmptyClusterWarning`).
+    n_init_ : int
+        Restarts made.
     n_init_agreeing_ : int
         Restarts whose objective is within a relative ``1e-6`` of the best and whose
-        partition equals the best one up to relabelling (the best included; orders of fewer
-        than two items, whose cluster is arbitrary, are not compared); a restart as good as
-        the best with another partition gives a ``ConvergenceWarning``.
+        partition equals the best one up to relabelling (the best included; orders at equal
+        dissimilarity from two or more central orders of the kept fit, among them every
+        order of fewer than two items, have an arbitrary cluster and are not compared). With
+        an integer ``n_init``, a ``ConvergenceWarning`` says when a restart as good as the
+        best found another partition or when no other restart reached the best objective;
+        with ``"auto"``, when fewer than ``n_agree`` restarts agree at the end of the budget.
+    restart_gap_ : float
+        Relative objective gap ``(f - f_best) / max(1, f_best)`` between the kept fit and
+        the best restart with a different partition (``inf`` if there is none; with
+        ``"auto"`` among the 20 best restarts); with ``"auto"``, at most 1e-4 gives a
+        ``ConvergenceWarning``.
+    n_tied_ : float
+        Total weight of the orders of two or more items at equal dissimilarity from two or
+        more central orders of the kept fit (the number of such orders for unweighted data).
+        The assignment keeps an order in its cluster on ties, so their labels come from the
+        start: restarts that reach the same central orders differ on these orders only.
     n_items_ : int
     items_ : tuple of str or None
         Item names of the training rankings (None when unnamed); named input to the
@@ -355,7 +389,13 @@ class KOMeans(
     the default stays the published random partition.
 
     Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration, O(n K + K m^2) memory;
-    the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart.
+    the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart. Restarts: ``n_init``,
+    or with ``"auto"`` 10 to ``max_init`` (the labels of at most the 20 best are kept).
+
+    Restarts on APA 1998 read as chains (K = 3): the lowest objective, found by exhaustive
+    search over all triples of central orders, is reached by about 2 in 1000 random-partition
+    restarts (5-6 in 1000 with k-means++), so the default budget rarely confirms it
+    ``n_agree`` times and warns; see "Do the restarts agree?" in ``docs/chains.md``.
 
     References
     ----------
@@ -383,7 +423,9 @@ class KOMeans(
         "centroid": [StrOptions({"tmse", "ebc"})],
         "metric": [StrOptions({"spearman", "kendall"})],
         "init": [StrOptions(set(INITS))],
-        "n_init": [Interval(int, 1, None)],
+        "n_init": [Interval(int, 1, None), StrOptions({"auto"})],
+        "max_init": [Interval(int, 1, None), None],
+        "n_agree": [Interval(int, 1, None)],
         "max_iter": [Interval(int, 1, None)],
         "empty_cluster": [StrOptions({"reseed", "drop"})],
         "random_state": ["random_state"],
@@ -396,7 +438,9 @@ class KOMeans(
         centroid: str = "tmse",
         metric: str = "spearman",
         init: str = "random_partition",
-        n_init: int = 10,
+        n_init: int | str = "auto",
+        max_init: int | None = None,
+        n_agree: int = 5,
         max_iter: int = 100,
         empty_cluster: str = "reseed",
         random_state: Any = None,
@@ -406,6 +450,8 @@ class KOMeans(
         self.metric = metric
         self.init = init
         self.n_init = n_init
+        self.max_init = max_init
+        self.n_agree = n_agree
         self.max_iter = max_iter
         self.empty_cluster = empty_cluster
         self.random_state = random_state
@@ -440,22 +486,43 @@ class KOMeans(
         rng = check_random_state(self.random_state)
         data = _OrderData(R, sw)
         kendall = self.metric == "kendall"
-        runs = []
-        for _ in range(self.n_init):
+        lengths = R.lengths.astype(np.float64)
+
+        def start() -> tuple:
             if self.init == "k-means++":
                 seeds = _kmeanspp_orders(data, K, kendall, rng)
                 labels0 = _nearest_seed_labels(data, seeds, kendall, rng)
             else:
                 labels0 = rng.randint(K, size=n).astype(np.int64)
-            runs.append(self._single_run(data, labels0))
-        i_best = int(np.argmin([run[2] for run in runs]))  # the first of equal objectives
-        labels, pos, err, n_iter, converged = runs[i_best]
-        # an order of fewer than two items is equally far from every centre: its cluster is
-        # arbitrary and does not count as a disagreement
-        self.n_init_agreeing_, n_near = restart_agreement(
-            [run[2] for run in runs], lambda i: runs[i][0], i_best, rows=R.lengths >= 2
+            return self._single_run(data, labels0)
+
+        def untied(run: tuple) -> np.ndarray:
+            # an order equally far from two central orders (every order sharing fewer than
+            # two items with them) has an arbitrary cluster: not a disagreement
+            return ~tied_rows(data.dissimilarities(run[1], kendall))
+
+        best, search = restart_rounds(
+            start,
+            lambda run: run[2],
+            lambda run: run[0],
+            n_init=self.n_init,
+            budget=chain_max_init(
+                self.max_init, n, float((lengths * (lengths - 1) / 2).sum()), R.n_items, K
+            ),
+            n_agree=self.n_agree,
+            rows_of=untied,
         )
-        warn_if_disagree("KOMeans", self.n_init_agreeing_, n_near, self.n_init)
+        labels, pos, err, n_iter, converged = best
+        self.n_init_ = search["n_starts"]
+        self.n_init_agreeing_ = search["n_agreeing"]
+        self.restart_gap_ = search["gap"]
+        self.n_tied_ = float(data.w[~search["rows"] & (R.lengths >= 2)].sum())
+        if search["auto"]:
+            n_starts = search["n_starts"]
+            warn_auto_restarts("KOMeans", search["n_agreeing"], n_starts, n_starts, self.n_agree)
+            warn_near_tie("KOMeans", search["gap"], "objective", "higher")
+        else:
+            warn_if_disagree("KOMeans", search["n_agreeing"], search["n_near"], self.n_init)
         if not converged:
             warnings.warn(
                 f"KOMeans did not converge in max_iter={self.max_iter} iterations",

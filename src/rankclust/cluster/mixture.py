@@ -61,6 +61,7 @@ from rankclust._dask import (
     weighted_choice,
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
@@ -111,8 +112,8 @@ _EMPTY_SHARE = 1e-10
 # round; two continued runs "agree" when their log-likelihoods differ by at most
 # _AGREE_RTOL (relative) and their MAP partitions match on all but _AGREE_MISMATCH of the
 # total weight (up to relabelling: rankings at a near-tie may flip before full convergence);
-# a different partition within _NEAR_TIE_RTOL of the best log-likelihood is a near tie
-_AUTO_BATCH = 10
+# a different partition within NEAR_TIE_RTOL of the best log-likelihood is a near tie
+_AUTO_BATCH = AUTO_BATCH
 _N_CONTINUE = 3
 # the budget of starts with max_init=None: more where starts are cheap (APA ballots: 292
 # distinct rankings of 5 items, u m^2 K = 2e4 for K=3; Irish Meath: 25,101 of 14, 2e7 for K=4)
@@ -121,7 +122,6 @@ _MAX_INIT = 30
 _CHEAP_WORK = 1e7
 _AGREE_RTOL = 1e-5
 _AGREE_MISMATCH = 1e-3
-_NEAR_TIE_RTOL = 1e-4
 # the kept run is continued with tol * _POLISH (a tighter stop), so that fits from different
 # seeds that reach the same optimum report the same log-likelihood and partition
 _POLISH = 1e-5
@@ -856,23 +856,16 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     def _warn_restarts(self, search: dict) -> None:
         """The warnings of :meth:`_restarts`: too few agreeing starts, or a near tie."""
         name = type(self).__name__
-        if search["auto"] and search["n_agreeing"] < min(self.n_agree, search["n_continued"]):
-            warnings.warn(
-                f"{name}: the best fit was reached by {search['n_agreeing']} of the "
-                f"{search['n_continued']} starts run to convergence ({search['n_starts']} "
-                f"starts in all, n_agree={self.n_agree}); another random_state may give a "
-                "different fit: raise max_init (see n_init_agreeing_ and restart_gap_)",
-                ConvergenceWarning,
-                stacklevel=3,
+        if search["auto"]:
+            warn_auto_restarts(
+                name,
+                search["n_agreeing"],
+                search["n_continued"],
+                search["n_starts"],
+                self.n_agree,
+                stacklevel=4,
             )
-        if search["gap"] <= _NEAR_TIE_RTOL:
-            warnings.warn(
-                f"{name}: a different partition fits nearly as well (log-likelihood "
-                f"{search['gap']:.1e} lower, relative); the clusters are not well determined "
-                "by the data (see restart_gap_)",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_near_tie(name, search["gap"], stacklevel=4)
 
     def _n_parameters(self, m: int) -> float:
         return (self.n_components - 1) + self.n_components * self._n_free(m)
