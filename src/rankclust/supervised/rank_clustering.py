@@ -302,6 +302,7 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                 K,
                 centroid="ebc",
                 metric="kendall",
+                init="random_partition",
                 n_init=self.n_init,
                 random_state=rng,
             ).fit(Y)
