@@ -231,6 +231,23 @@ def test_label_names_are_kept(name, tmp_path):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("error:X does not have valid feature names:UserWarning")
+@pytest.mark.parametrize("name", sorted(_label_cases()))
+def test_dataframes_in_keep_both_kinds_of_names(name):
+    # features and labels as DataFrames: the label names are kept, and neither fit nor
+    # predict checks the feature names against a bare array (LabelRankingTree's size search
+    # once did, and warned on every fit)
+    pd = pytest.importorskip("pandas")
+    X, Y = _label_data()
+    X_df = pd.DataFrame(X, columns=["age", "income", "region"])
+    Y_df = Y.to_dataframe()
+    est = _small(_label_cases()[name]).fit(X_df, Y_df)
+    assert est.items_ == ITEMS
+    assert est.predict_rankings(X_df[:4]).items == ITEMS
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("name", sorted(_label_cases()))
 def test_unseen_label_is_flagged_and_not_ranked_as_known(name, tmp_path):
     X, Y = _label_data(unseen=1)  # "kiwi" is in no training ranking

@@ -896,7 +896,9 @@ def check_rankings(
     items : sequence of str, optional
         Item names seen in ``fit`` (an estimator's ``items_``): align ``R`` to them by name.
     """
-    if not isinstance(R, Rankings):
+    if _is_dataframe(R):  # pandas' own reader: nullable columns, 0..m-1 labels unnamed
+        R = Rankings.from_ranks(R, kind=kind or "subset")
+    elif not isinstance(R, Rankings):
         names = _column_names(R)
         R = Rankings.from_ranks(
             R.to_numpy() if names is not None else R,
@@ -926,7 +928,8 @@ def check_rankings(
 
 
 def _column_names(data: Any) -> list[str] | None:
-    """The column names of a pandas DataFrame (as str), None for anything else."""
+    """The column names of a frame-like object other than a pandas DataFrame (``columns``
+    and ``to_numpy``, as str), None for anything else."""
     columns = getattr(data, "columns", None)
     if columns is None or not hasattr(data, "to_numpy"):
         return None

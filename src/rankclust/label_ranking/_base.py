@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
 from rankclust.metrics import kendall_tau
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, _is_dataframe, check_rankings
 
 __all__ = [
     "LabelRankerMixin",
@@ -124,7 +124,7 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
             "(Y: the training rankings)"
         )
     X = validate_data(estimator, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-    if not isinstance(Y, Rankings):
+    if not isinstance(Y, Rankings) and not _is_dataframe(Y):  # DataFrames: check_rankings
         arr = np.asarray(Y)
         if arr.dtype.kind not in "biuf":
             try:

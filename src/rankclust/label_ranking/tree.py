@@ -498,7 +498,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         row_w = np.divide(w, pairs * total, out=np.zeros_like(w), where=w > 0)
         risk = np.empty(self.node_count_)
         _nb_node_risk(
-            np.ascontiguousarray(R.ranks), row_w, self.apply(X), self.parent_,
+            np.ascontiguousarray(R.ranks), row_w, self._leaves(X), self.parent_,
             self.leaf_ranking_, risk,
         )  # fmt: skip
         return risk
@@ -625,7 +625,12 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     # ---------------------------------------------------------------- predict
     def apply(self, X: Any) -> np.ndarray:
         """Leaf id of every row of ``X`` (int array, shape (n_samples,))."""
-        X = np.ascontiguousarray(validate_predict_data(self, X))  # one compiled layout
+        return self._leaves(validate_predict_data(self, X))
+
+    def _leaves(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`apply` on features already validated (the fit's own rows: a DataFrame's
+        names were checked when it was converted, so they are not checked again)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)  # one compiled layout
         node = np.empty(X.shape[0], dtype=np.intp)
         _nb_apply(
             X, self.feature_, self.threshold_, self.children_left_, self.children_right_, node
