@@ -404,7 +404,9 @@ def test_cluster_and_select_k_refuse_ties_naming_the_file_and_ranking(
         capsys, command, path, *k, "--method", method, "--kind", "subset", "--format", "ranks"
     )
     assert_one_line_error(
-        code, err, "tied.csv:2: this ranking ranks items as tied (and 7 more rankings)",
+        code,
+        err,
+        "tied.csv:2: this ranking ranks items as tied (and 7 more rankings)",
         f"--method {method} needs rankings without ties",
     )
 
@@ -417,7 +419,9 @@ def test_label_ranking_commands_refuse_ties_before_any_split(capsys, tmp_path, c
     code, _, err = run(capsys, command, path, *k)
     # file line 3 (the n,p,k header is line 1)
     assert_one_line_error(
-        code, err, "tied_labels.csv:3: this row ranks items as tied (and 1 more row)",
+        code,
+        err,
+        "tied_labels.csv:3: this row ranks items as tied (and 1 more row)",
         "without ties",
     )
 
