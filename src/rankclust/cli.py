@@ -273,6 +273,7 @@ class _Console:
         self.max_items: int | None = None if wide else _MAX_SHOWN_ITEMS
         #: the reader of standard output went away (``rankclust ... | head``)
         self.out_closed = False
+        self.err_closed = False
 
     def print(self, text: str = "") -> None:
         """Print a line of results; a closed pipe ends the printing, not the command.
@@ -290,13 +291,24 @@ class _Console:
 
     def info(self, text: str) -> None:
         if not self.quiet:
-            print(text, file=self.err)
+            self.note(text)
+
+    def note(self, text: str) -> None:
+        """A line on standard error (warnings, progress); a closed pipe silences it too."""
+        if self.err_closed:
+            return
+        try:
+            print(text, file=self.err, flush=True)
+        except BrokenPipeError:
+            self.err_closed = True
+            _silence(self.err)
 
     def progress(self, iterable: Iterable, *, total: int | None = None, desc: str = "") -> Any:
         from tqdm.auto import tqdm
 
         return tqdm(
-            iterable, total=total, desc=desc, file=self.err, disable=self.quiet, leave=False,
+            iterable, total=total, desc=desc, file=_PipeSafe(self),
+            disable=self.quiet or self.err_closed, leave=False,
             dynamic_ncols=True,
         )  # fmt: skip
 
@@ -307,6 +319,33 @@ class _Console:
         start = time.perf_counter()
         yield
         self.info(f"  done in {time.perf_counter() - start:.1f} s")
+
+
+class _PipeSafe:
+    """Standard error for the progress bars: a closed pipe silences them, it stops nothing."""
+
+    def __init__(self, console: _Console):
+        self._console = console
+
+    def write(self, text: str) -> int:
+        self._call("write", text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def _call(self, name: str, *args: Any) -> None:
+        console = self._console
+        if console.err_closed:
+            return
+        try:
+            getattr(console.err, name)(*args)
+        except BrokenPipeError:
+            console.err_closed = True
+            _silence(console.err)
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self._console.err, name)
 
 
 # Items of a ranking shown in text output without --wide.
@@ -343,7 +382,7 @@ def _warnings_as_lines(console: _Console) -> Iterator[None]:
 
     def show(message, category, filename, lineno, file=None, line=None):
         if not console.quiet:
-            print(f"rankclust: warning: {_one_line(str(message))}", file=console.err)
+            console.note(f"rankclust: warning: {_one_line(str(message))}")
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
@@ -1964,6 +2003,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unexpected arguments after --: {' '.join(passthrough)}")
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    except BrokenPipeError:  # `rankclust --help | head -1`
+        _silence(sys.stdout)
+        return EXIT_SIGPIPE
     args.script_args = passthrough
     if args.command is None:
         parser.print_help(sys.stderr)
