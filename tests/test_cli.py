@@ -248,7 +248,7 @@ def test_unknown_item_number(capsys, orderings_csv, tmp_path):
 def test_k_larger_than_n(capsys, orderings_csv):
     code, _, err = run(capsys, "cluster", orderings_csv, "-k", 99, "--method", "chains",
                        "--kind", "subset")  # fmt: skip
-    assert_one_line_error(code, err, "-k 99", "larger than the number of rankings (24)")
+    assert_one_line_error(code, err, "-k: K=99", "larger than the number of rankings (24)")
 
 
 def test_unknown_method(capsys, orderings_csv):
@@ -344,7 +344,7 @@ def test_parse_ks_errors(text):
 def test_select_k_beyond_n(capsys, orderings_csv):
     code, _, err = run(capsys, "select-k", orderings_csv, "--ks", "1..30", "--method", "chains",
                        "--kind", "subset")  # fmt: skip
-    assert_one_line_error(code, err, "--ks 30", "larger than the number of rankings")
+    assert_one_line_error(code, err, "--ks: K=30", "larger than the number of rankings")
 
 
 # ---------------------------------------------------------------------------- significance

@@ -7,8 +7,10 @@ one of the library's estimators, prints a readable summary and optionally writes
 
 Exit codes: 0 success; 1 an unexpected internal error (a bug: please report it with the
 traceback shown by ``--debug``); 2 bad usage or bad input (missing file, malformed line,
-unknown item, K larger than the number of rankings, a method that is not in this build), with
-a one-line message on stderr.
+unknown item, K larger than the number of rankings, a method that is not in this build, an
+option the command or its method cannot honour), with a one-line message on stderr that
+names the option or the file line. A reader that closes standard output early (``| head``)
+ends the printing only: every requested file is still written and the exit code stays 0.
 
 This module holds no mathematics: it parses arguments, reads files with :mod:`rankclust.io`,
 calls estimators looked up in the method registries below, and formats with
@@ -788,7 +790,7 @@ def _check_k(k: int, n: int, what: str = "rankings", option: str = "-k") -> None
     if k < 1:
         raise CLIError(f"{option}: K must be at least 1, got {k}")
     if k > n:
-        raise CLIError(f"{option} {k} is larger than the number of {what} ({n})")
+        raise CLIError(f"{option}: K={k} is larger than the number of {what} ({n})")
 
 
 def _data_row_lines(path: str, n_rows: int) -> list[int] | None:
@@ -980,11 +982,12 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
     return EXIT_OK
 
 
-def _parse_ks(text: str, largest: int | None = None) -> list[int]:
+def _parse_ks(text: str, largest: int | None = None, *, build: bool = True) -> list[int]:
     """``"1..8"``, ``"2-6"`` or ``"2,3,5"`` as a sorted list of distinct ints.
 
     A value above ``largest`` (the number of rankings) is refused before any range is
-    built: ``1..10**30`` must not be materialised.
+    built: ``1..10**30`` must not be materialised. ``build=False`` checks the syntax only
+    (before the file is read, when ``largest`` is not known yet).
     """
     ks: set[int] = set()
     for part in text.split(","):
@@ -995,7 +998,7 @@ def _parse_ks(text: str, largest: int | None = None) -> list[int]:
             if lo > hi:
                 raise CLIError(f"--ks: empty range {part!r}")
             _check_ks_bound(hi, largest)
-            ks.update(range(lo, hi + 1))
+            ks.update(range(lo, hi + 1) if build else (lo, hi))
         elif part.isdigit() and part.isascii():
             _check_ks_bound(_k_value(part), largest)
             ks.add(int(part))
@@ -1071,7 +1074,7 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict, selection_summary
 
     method, cls = _resolve_method("cluster", args.method)
-    _parse_ks(args.ks)  # a malformed --ks fails before the file is read
+    _parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
     extra = _parse_set(args.set)
     if not _has_criteria(cls):
         # an objective that only decreases with K chooses no K, so there is no model to keep
