@@ -461,7 +461,8 @@ def test_labelrank_rejects_non_label_ranking_file(capsys, orderings_csv):
 @pytest.mark.parametrize("name", list(cli.SUPERVISED_METHODS))
 def test_supervise(capsys, tmp_path, label_ranking_csv, name):
     js = tmp_path / "sup.json"
-    code, _, err = run(capsys, "supervise", label_ranking_csv, "-k", 3, "--method", name,
+    k = 1 if name == "one-rank" else 3  # one cluster: another -k is refused
+    code, _, err = run(capsys, "supervise", label_ranking_csv, "-k", k, "--method", name,
                          "--random-state", 0, "--json", js, "-q")  # fmt: skip
     if not _available("supervise", name):
         assert_one_line_error(code, err, "not available yet")

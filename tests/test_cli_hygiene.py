@@ -176,6 +176,8 @@ def test_every_requested_output_is_written(outputs, command):
         (["labelrank", "{labels}", "--cv", 3, "--test-size", 0.2], ["--test-size", "--cv"]),
         (["labelrank", "{labels}", "--n-init", 3], ["--n-init: IBLRMallows has no n_init"]),
         (["cluster", "{orderings}", "-k", 2, "--set", "nope=1"], ["--set nope=...", "no parameter"]),
+        (["supervise", "{labels}", "-k", 3, "--method", "one-rank"],
+         ["-k 3: --method one-rank fits a single cluster; pass -k 1"]),
         (["significance", "{orderings}", "-k", 2, "--greater-is-better"],
          ["--greater-is-better", "--statistic"]),
         (["significance", "{orderings}", "-k", 2, "--save", "m.zip"],
@@ -326,7 +328,8 @@ def test_json_of_every_command_holds_only_data(outputs, command):
 @pytest.mark.parametrize("method", sorted(cli.SUPERVISED_METHODS))
 def test_json_of_every_supervised_method_holds_only_data(capsys, files, tmp_path, method):
     js = tmp_path / "s.json"
-    code, _, err = run(capsys, "supervise", files["labels"], "-k", 2, "--method", method,
+    k = 1 if method == "one-rank" else 2
+    code, _, err = run(capsys, "supervise", files["labels"], "-k", k, "--method", method,
                        "--json", js, "-q", "--random-state", 0)  # fmt: skip
     assert code == 0, err
     problems = list(_walk(json.loads(js.read_text())))

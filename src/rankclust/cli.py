@@ -1281,8 +1281,8 @@ def cmd_supervise(args: argparse.Namespace, console: _Console) -> int:
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
     make()  # bad --n-init and --set values fail here, before the file is read
-    if k is None:
-        console.info(f"{method.name} has a single cluster; -k is ignored")
+    if k is None and args.k != 1:  # a single-cluster method cannot honour another K
+        raise CLIError(f"-k {args.k}: --method {method.name} fits a single cluster; pass -k 1")
     X, Y = load_label_ranking(args.file, args.items)
     _refuse_ties(args.file, Y, "every supervised clusterer", unit="row")
     _check_k(args.k, len(X), "rows")
