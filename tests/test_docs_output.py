@@ -1,12 +1,14 @@
 """Every command output shown in docs/ is what the command prints now.
 
-The blocks are marked ``<!-- doc-output cwd=... cmd=... -->`` and written by
+The command blocks are marked ``<!-- doc-output cwd=... cmd=... -->`` and written by
 ``experiments/render_docs.py``; after a change of a default, run that script and commit the
-pages with the change.
+pages with the change. Values shown in comments of the Python examples (``x  # array(...)``)
+are checked by running the examples.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import sys
@@ -76,3 +78,66 @@ def test_install_extras_named_in_the_docs_exist():
     pages = [*(REPO / "docs").glob("*.md"), REPO / "README.md"]
     named = {m for p in pages for m in re.findall(r"\.\[([a-z_-]+)\]", p.read_text())}
     assert named and named <= extras, named - extras
+
+
+# ---------------------------------------------------------------------------- Python examples
+_SHOWN_START = re.compile(r"#\s*(array\(|\[|True\b|False\b)")
+
+
+def _balanced_prefix(text: str) -> str | None:
+    """The shortest prefix of ``text`` with balanced brackets (``array([1, 2]): note`` ->
+    ``array([1, 2])``); None while unbalanced."""
+    for word in ("True", "False"):
+        if re.match(rf"{word}\b", text):
+            return word
+    depth, opened = 0, False
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth, opened = depth + 1, True
+        elif ch in ")]}":
+            depth -= 1
+            if opened and depth == 0:
+                return text[: i + 1]
+    return None
+
+
+def shown_values(code: str):
+    """Yield (statement source, the value its trailing comment shows) for each expression
+    statement of ``code`` followed by ``# array(...)``, ``# [...]``, ``# True``/``# False``
+    (a shown array may continue on comment lines)."""
+    lines = code.splitlines()
+    for node in ast.parse(code).body:
+        source = ast.get_source_segment(code, node)
+        m = _SHOWN_START.search(lines[node.end_lineno - 1])
+        if not isinstance(node, ast.Expr) or m is None:
+            yield source, None
+            continue
+        text = lines[node.end_lineno - 1][m.start(1) :]
+        k = node.end_lineno
+        while _balanced_prefix(text) is None and k < len(lines):
+            text += " " + lines[k].strip().lstrip("#")
+            k += 1
+        yield source, _balanced_prefix(text) or text
+
+
+@pytest.mark.parametrize("page", ["getting_started.md", "label_ranking.md"])
+def test_values_shown_in_python_examples_are_what_the_code_gives(page, tmp_path, monkeypatch):
+    import matplotlib
+    import numpy as np
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)  # examples save files
+    code = "\n".join(re.findall(r"```python\n(.*?)```", (REPO / "docs" / page).read_text(), re.S))
+    namespace: dict = {}
+    checked = 0
+    for source, shown in shown_values(code):
+        if shown is None:
+            exec(compile(source, page, "exec"), namespace)
+            continue
+        got = eval(compile(source, page, "eval"), namespace)
+        want = eval(shown, {"array": np.array})
+        assert np.array_equal(np.asarray(got, dtype=object), np.asarray(want, dtype=object)), (
+            f"{page}: {source} gives {got!r}, the page shows {shown}"
+        )
+        checked += 1
+    assert checked >= 1
