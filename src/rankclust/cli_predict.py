@@ -267,9 +267,10 @@ def cmd_predict(args: argparse.Namespace, console: Any) -> int:
     return 0
 
 
-def add_predict_parser(sub: Any) -> None:
-    """Add the ``predict`` command to the sub-parsers of ``rankclust``."""
-    p = sub.add_parser(
+def add_predict_parser(command: Any) -> None:
+    """Add the ``predict`` command to ``rankclust``; ``command(name, **kw)`` creates a command
+    parser with the common options (see ``rankclust.cli.build_parser``)."""
+    p = command(
         "predict",
         help="apply a saved model to new rows",
         description="Apply a model saved with --save (cluster, labelrank, supervise, ordinal) "
@@ -290,6 +291,4 @@ def add_predict_parser(sub: Any) -> None:
     p.add_argument("--items", metavar="FILE", help="item names of FILE, one per line")
     p.add_argument("--out", metavar="FILE.csv", help="write the predictions as CSV")
     p.add_argument("--json", metavar="FILE.json", help="write the predictions as JSON")
-    p.add_argument("--quiet", "-q", action="store_true", help="no messages")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     p.set_defaults(handler=cmd_predict)
