@@ -3,7 +3,8 @@
 **Start here:** :func:`read_rankings` reads any of the files below, detecting the format (or
 refusing what it cannot tell for certain) and the text encoding, and can return a
 :class:`ReadReport` of rows read, used and refused; :func:`read_label_rankings` reads a
-label-ranking CSV the same way, :func:`read_item_names` a list of item names.
+label-ranking CSV the same way, :func:`read_item_names` a list of item names and
+:func:`read_numeric_csv` a table of numbers (features).
 
 Every reader counts what it reads and refuses a malformed line with a
 :class:`DataFormatError` (a ``ValueError``) that names the file, the line and the problem.
@@ -41,6 +42,7 @@ from rankclust.io.auto import (
 )
 from rankclust.io.label_ranking_csv import read_label_ranking_csv, write_label_ranking_csv
 from rankclust.io.msnbc import read_msnbc
+from rankclust.io.numeric_csv import read_numeric_csv
 from rankclust.io.orderings_csv import (
     read_orderings_csv,
     read_rankcluster_csv,
@@ -73,6 +75,7 @@ __all__ = [
     "read_label_ranking_csv",
     "read_label_rankings",
     "read_msnbc",
+    "read_numeric_csv",
     "read_orderings_csv",
     "read_preflib",
     "read_rankcluster_csv",

@@ -265,7 +265,8 @@ def read_label_rankings(
     finite_features: bool = False,
     strict: bool = True,
     limits: InputLimits | Mapping[str, int] | None = None,
-) -> tuple[np.ndarray, Rankings]:
+    return_report: bool = False,
+) -> tuple[np.ndarray, Rankings] | tuple[np.ndarray, Rankings, ReadReport]:
     """Features and label rankings of a label-ranking CSV, decoded as :func:`read_rankings` does.
 
     Parameters
@@ -278,11 +279,15 @@ def read_label_rankings(
     kind : {"subset", "top"}, default="subset"
     finite_features, strict, limits
         As in :func:`~rankclust.io.read_label_ranking_csv`.
+    return_report : bool, default=False
+        Also return a :class:`ReadReport`.
 
     Returns
     -------
     X : ndarray of float64, shape (n_samples, n_features)
     Y : Rankings, shape (n_samples, n_labels), with item names
+    report : ReadReport
+        Only with ``return_report=True``.
 
     Examples
     --------
@@ -295,16 +300,42 @@ def read_label_rankings(
 
     items = _check_items(items)
     source = _source_name(path_or_file)
-    text, _ = decode(path_or_file, encoding, _Budget(source, limits).limits)
-    X, Y = read_label_ranking_csv(
-        NamedText(text, source),
-        kind=kind,
-        strict=strict,
-        finite_features=finite_features,
-        limits=limits,
-    )
+    text, used = decode(path_or_file, encoding, _Budget(source, limits).limits)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MalformedLinesWarning)
+        X, Y = read_label_ranking_csv(
+            NamedText(text, source),
+            kind=kind,
+            strict=strict,
+            finite_features=finite_features,
+            limits=limits,
+        )
+    skipped: list[SkippedLine] = []
+    for w in caught:
+        if isinstance(w.message, MalformedLinesWarning):
+            skipped.extend(w.message.skipped)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if skipped:
+        warnings.warn(MalformedLinesWarning(source, skipped), stacklevel=2)
     names = items or [f"label {j + 1}" for j in range(Y.n_items)]
-    return X, _named(Y, names, source)
+    Y = _named(Y, names, source)
+    if not return_report:
+        return X, Y
+    n_read = sum(1 for ln in _split_lines(text) if ln.strip()) - 1
+    report = ReadReport(
+        source=source,
+        format="label-ranking",
+        detected_by="format=",
+        encoding=used,
+        n_rows_read=n_read,
+        n_rows_used=Y.n_rankings,
+        n_rankings=Y.n_rankings,
+        n_items=Y.n_items,
+        refused=tuple(skipped),
+        notes=(f"{X.shape[1]} features",),
+    )
+    return X, Y, report
 
 
 def read_item_names(
