@@ -25,13 +25,11 @@ from rankclust.io import (
     write_ranks_csv,
 )
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
-
-def _data(rel: str) -> Path:
-    path = DATA / rel
+def _data(shared_data: Path, rel: str) -> Path:
+    path = shared_data / rel
     if not path.exists():
-        pytest.skip(f"{rel} not available (../shared/data absent)")
+        pytest.skip(f"{rel} is not in ../shared/data")
     return path
 
 
@@ -91,8 +89,8 @@ def test_sushi_features_are_refused_as_rankings(tmp_path):
     _one_line(exc, "sushi3.udata", "not rankings", "read_sushi_udata")
 
 
-def test_real_sushi_order_is_5000_rankings_over_10_items():
-    R, rep = read_rankings(_data("sushi3/sushi3a.5000.10.order"), return_report=True)
+def test_real_sushi_order_is_5000_rankings_over_10_items(shared_data):
+    R, rep = read_rankings(_data(shared_data, "sushi3/sushi3a.5000.10.order"), return_report=True)
     assert R.shape == (5000, 10) and rep.format == "kamishima"
     assert (rep.n_rows_read, rep.n_rows_used, rep.refused) == (5000, 5000, ())
     assert (R.lengths == 10).all()
@@ -178,8 +176,8 @@ def test_header_of_names_over_rows_that_are_not_ranks_is_refused(tmp_path):
     assert read_rankings(path, "orderings").to_orderings() == [[0, 1, 2], [2]]
 
 
-def test_real_potato_visual_with_and_without_format_ranks():
-    path = _data("bayesmallows_misc/potato_visual.csv")
+def test_real_potato_visual_with_and_without_format_ranks(shared_data):
+    path = _data(shared_data, "bayesmallows_misc/potato_visual.csv")
     R, rep = read_rankings(path, return_report=True)
     assert R.shape == (12, 20) and rep.format == "ranks" and R.items[0] == "P1"
     assert (R.lengths == 20).all()
@@ -390,10 +388,10 @@ def test_read_numeric_csv(tmp_path):
         ("rankcluster_misc/words_rankings.csv", None, "ranks"),
     ],
 )
-def test_real_files_detected(rel, shape, fmt):
+def test_real_files_detected(shared_data, rel, shape, fmt):
     with warnings.catch_warnings():
         warnings.simplefilter("error", MalformedLinesWarning)
-        R, rep = read_rankings(_data(rel), return_report=True)
+        R, rep = read_rankings(_data(shared_data, rel), return_report=True)
     assert rep.format == fmt, rep.summary()
     assert rep.refused == () and rep.n_rows_used == R.n_rankings
     if shape is not None:
