@@ -168,6 +168,14 @@ def test_ranks_with_row_name_column(tmp_path):
         assert "column 1 holds row names" in rep.notes
 
 
+def test_pandas_numeric_column_labels_are_a_header_not_a_row(tmp_path):
+    R = read_rankings(_write(tmp_path, "p.csv", "0,1,2\n1.0,2.0,3.0\n3.0,1.0,2.0\n"))
+    assert R.items == ("0", "1", "2") and R.shape == (2, 3)
+    # the same numbers written alike are data: three rows
+    with pytest.raises(DataFormatError, match="cannot tell"):
+        read_rankings(_write(tmp_path, "q.csv", "1,2,3\n1,2,3\n3,1,2\n"))
+
+
 def test_header_of_names_over_rows_that_are_not_ranks_is_refused(tmp_path):
     path = _write(tmp_path, "h.csv", "a,b,c\n1,2,3\n3,0,0\n")
     with pytest.raises(DataFormatError) as exc:
@@ -383,7 +391,7 @@ def test_read_numeric_csv(tmp_path):
         ("apa_1980/d_apa_orderings.csv", (15449, 5), "orderings"),
         ("plmix_misc/d_dublinwest_orderings.csv", None, "orderings"),
         ("german_political_goals/d_german_orderings.csv", None, "orderings"),
-        ("bayesmallows_misc/cluster_data.csv", None, "ranks"),
+        ("bayesmallows_misc/cluster_data.csv", (60, 5), "ranks"),
         ("label_ranking_cheng_hullermeier/iris.csv", (150, 3), "label-ranking"),
         ("rankcluster_misc/words_rankings.csv", None, "ranks"),
     ],

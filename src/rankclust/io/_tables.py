@@ -247,7 +247,9 @@ def _split_header(
     header: list[str] | None = None
     kind: str | None = None
     index = False
-    if not first_values:
+    if first_values and rest and _numeric_names(first, rest):
+        header, kind = first, "names"
+    elif not first_values:
         named = [t for t in first if t]
         lead = first[0] == "" and len(first) > 1
         if named and all(_POSITION_HEADER.match(t) for t in (first[1:] if lead else first)):
@@ -278,6 +280,18 @@ def _split_header(
                 k, f"{len(f)} fields, but the header on line {k0} names {len(header)} items"
             )
     return header, kind, index, data
+
+
+def _numeric_names(first: list[str], rest: list[tuple[int, list[str]]]) -> bool:
+    """A first line of integers over rows of decimals (``1.0``): numbers naming columns.
+
+    pandas writes column labels ``0,1,2`` over float data ``1.0,2.0``; a row of data is not
+    written in another style than every row below it.
+    """
+    if any("." in t or t.lower() in _MISSING for t in first):
+        return False
+    cells = [t for _, f in rest for t in f if t.lower() not in _MISSING]
+    return bool(cells) and all("." in t for t in cells)
 
 
 def _integers(
