@@ -404,3 +404,30 @@ def test_real_files_detected(shared_data, rel, shape, fmt):
     assert rep.refused == () and rep.n_rows_used == R.n_rankings
     if shape is not None:
         assert R.shape == shape
+
+
+# ---------------------------------------------------------------------------- fuzz
+@pytest.mark.filterwarnings("ignore::rankclust.io.MalformedLinesWarning")
+def test_any_text_is_read_or_refused_in_one_line(tmp_path):
+    """Random small tables: a Rankings, or a one-line ValueError naming the file; nothing else."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    path = tmp_path / "fuzz.csv"
+    alphabet = st.sampled_from(list("0123456789,;\t \n\nabAB\"-.") + ["Rank_1", "\ufeff", "é"])
+
+    @hypothesis.settings(max_examples=300, deadline=None, derandomize=True)
+    @hypothesis.given(st.lists(alphabet, max_size=60), st.sampled_from(["auto", *FORMATS]),
+                      st.booleans())  # fmt: skip
+    def check(chars, fmt, strict):
+        path.write_text("".join(chars), encoding="utf-8")
+        try:
+            R = read_rankings(path, fmt, strict=strict)
+        except ValueError as exc:
+            msg = str(exc)
+            assert "\n" not in msg and str(path) in msg, msg
+        else:
+            assert isinstance(R, Rankings) and R.n_rankings >= 1
+            assert R.items is not None and len(R.items) == R.n_items
+
+    check()

@@ -161,6 +161,13 @@ def read_table(text: str, ctx: _Context, forced: str | None) -> tuple[Rankings |
             )
             raise ctx.refuse(k, f"field {j + 1} ({bad!r}) is not a number{hint}")
         values = _integers(data, ctx, check_items=forced != "ranks")
+        if not values:
+            first = ctx.problems.skipped[0]
+            raise ctx.refuse(
+                None,
+                f"no usable rows: all {len(data)} refused (first: line {first.line}: "
+                f"{first.reason})",
+            )
         layout = forced or _choose_layout(values, header, header_kind, ctx)
         if layout == "orderings":
             named_by = header if header_kind == "names" else None
@@ -266,7 +273,7 @@ def _split_header(
         ctx.notes.append(
             f"line {k0} is a header of {'positions' if kind == 'positions' else 'item names'}"
         )
-    if index:
+    if index and data:
         width = max(len(f) for _, f in data)
         if header is not None and len(header) == width:
             header = header[1:]
