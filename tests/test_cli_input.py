@@ -181,3 +181,12 @@ def test_real_preflib(capsys, shared_data, rel, summary):
     code, _, err = _cluster(capsys, _data(shared_data, rel), "--random-state", 0)
     assert code == 0, err
     assert "preflib (suffix .soi" in err and summary in err
+
+
+def test_skip_malformed_reports_the_refused_rows(capsys, tmp_path):
+    path = _write(tmp_path, "s.csv", "Rank_1,Rank_2,Rank_3\n1,2,3\n2,2,1\n3,1,2\n2,3,1\n")
+    code, _, err = _cluster(capsys, path)
+    assert_one_line_error(code, err, "s.csv, line 3", "more than once")
+    code, _, err = _cluster(capsys, path, "--skip-malformed")
+    assert code == 0, err
+    assert "4 rows read, 3 used, 1 refused (line 3: an item appears more than once)" in err

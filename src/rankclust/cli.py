@@ -346,7 +346,7 @@ def load_rankings(
     kind: str | None = None,
     items_file: str | None = None,
     encoding: str | None = None,
-    console: Any = None,
+    strict: bool = True,
 ) -> Any:
     """Read rankings with :func:`rankclust.io.read_rankings` (all detection lives there).
 
@@ -360,9 +360,12 @@ def load_rankings(
         Item names, one per line, in item order.
     encoding : str, optional
         The files' text encoding (default: byte-order mark, else UTF-8).
-    console : _Console, optional
-        Unused (kept for callers); the one-line read summary (rows read, used, refused)
-        is printed by ``_input_note`` once the command has accepted the input.
+    strict : bool, default=True
+        Refuse the first malformed line; if False skip malformed lines (reported in the
+        summary and in one warning).
+
+    The one-line read summary (rows read, used, refused and why) is printed by
+    ``_input_note`` once the command has accepted the input.
 
     Returns
     -------
@@ -373,18 +376,14 @@ def load_rankings(
     p = _check_file(path)
     items = _item_names(items_file, encoding)
     R, report = read_rankings(
-        p, fmt, encoding=encoding, items=items, kind=kind, return_report=True
+        p, fmt, encoding=encoding, items=items, kind=kind, strict=strict, return_report=True
     )
     _READ_REPORTS[str(path)] = report  # printed by _input_note once the input is accepted
     return R
 
 
 def load_label_ranking(
-    path: str,
-    items_file: str | None = None,
-    *,
-    encoding: str | None = None,
-    console: Any = None,
+    path: str, items_file: str | None = None, *, encoding: str | None = None
 ) -> tuple[np.ndarray, Any]:
     """Features and label rankings from a label-ranking CSV (``n,p,k`` header)."""
     from rankclust.io import read_label_rankings
@@ -613,7 +612,7 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
-                      encoding=args.encoding, console=console)  # fmt: skip
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     method, cls = _resolve_method("cluster", args.method)
     _check_rank_input(method, R, args.file)
     _check_k(args.k, R.n_rankings)
@@ -725,7 +724,7 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict, selection_summary
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
-                      encoding=args.encoding, console=console)  # fmt: skip
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     method, cls = _resolve_method("cluster", args.method)
     _check_rank_input(method, R, args.file)
     ks = _parse_ks(args.ks, largest=R.n_rankings)
@@ -838,7 +837,7 @@ def _score_lines(scores: Sequence[float], args: argparse.Namespace) -> str:
 def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import model_summary, result_dict
 
-    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding, console=console)
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     method, cls = _resolve_method("labelrank", args.method)
     extra = _parse_set(args.set)
 
@@ -884,7 +883,7 @@ def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
 def cmd_supervise(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict
 
-    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding, console=console)
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     method, cls = _resolve_method("supervise", args.method)
     _check_k(args.k, len(X), "rows")
     extra = _parse_set(args.set)
@@ -1002,7 +1001,7 @@ def cmd_significance(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import result_dict
 
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
-                      encoding=args.encoding, console=console)  # fmt: skip
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     # ballots are tested as ballots, chains as chains
     name = args.method or ("mixture" if R.kind == "top" else "chains")
     method, cls = _resolve_method("cluster", name)
@@ -1340,6 +1339,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--encoding", default=None, metavar="NAME",
                    help="text encoding of FILE and --items (default: from a byte-order mark, "
                         "else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
+    g.add_argument("--skip-malformed", action="store_true",
+                   help="skip malformed lines instead of stopping at the first one; the read "
+                        "summary lists them")  # fmt: skip
     g.add_argument("--kind", choices=["top", "subset"], default=None,
                    help="meaning of absent items: below the listed ones ('top', ballots) or "
                         "unknown ('subset', chains)")  # fmt: skip
