@@ -128,7 +128,9 @@ def fit_method(method: str, R: Rankings, K: int, seed: int) -> np.ndarray:
             est = ChainKMeans(K, init=init, n_init=1, empty_cluster="drop", random_state=seed)
             return est.fit(R).labels_
         if method in ("TMSE", "EBC"):
-            est = KOMeans(K, centroid=method.lower(), n_init=1, random_state=seed)
+            est = KOMeans(
+                K, centroid=method.lower(), init="random_partition", n_init=1, random_state=seed
+            )
             return est.fit(R).labels_
         if method == "HS-only":
             E = hypersphere_embedding(R)
@@ -343,7 +345,7 @@ def run_real(args: argparse.Namespace) -> None:
     t0 = time.time()
     for name, (R, reader) in datasets.items():
         base = chain_cost(R.pairwise_counts())
-        tmse1 = KOMeans(1, n_init=1).fit(R).objective_
+        tmse1 = KOMeans(1, init="random_partition", n_init=1).fit(R).objective_
         rows = {}
         for K in range(2, 11):
             vals: dict[str, list[float]] = {"RND": [], "HS-only": [], "TMSE": [], "TMSE-own": []}
@@ -353,7 +355,7 @@ def run_real(args: argparse.Namespace) -> None:
                 vals["HS-only"].append(our_cost(R, fit_method("HS-only", R, K, seed)) / base)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    km = KOMeans(K, n_init=1, random_state=seed).fit(R)
+                    km = KOMeans(K, init="random_partition", n_init=1, random_state=seed).fit(R)
                 vals["TMSE"].append(our_cost(R, km.labels_) / base)
                 vals["TMSE-own"].append(km.objective_ / tmse1)
             rows[str(K)] = vals
@@ -413,7 +415,11 @@ def run_randtest(args: argparse.Namespace) -> None:
         for K in (2, 6, 10):
             for algo, est, stat in (
                 ("RND", ChainKMeans(K, n_init=1, random_state=0), "objective_"),
-                ("TMSE", KOMeans(K, n_init=1, random_state=0), "objective_"),
+                (
+                    "TMSE",
+                    KOMeans(K, init="random_partition", n_init=1, random_state=0),
+                    "objective_",
+                ),
             ):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -422,7 +428,11 @@ def run_randtest(args: argparse.Namespace) -> None:
                     real = []
                     for t in range(args.real_runs):
                         real.append(est.set_params(random_state=t).fit(R).objective_)
-                norm = base if algo == "RND" else KOMeans(1, n_init=1).fit(R).objective_
+                norm = (
+                    base
+                    if algo == "RND"
+                    else KOMeans(1, init="random_partition", n_init=1).fit(R).objective_
+                )
                 null = out.null_distribution
                 pv = {
                     q: (int(np.sum(null <= v)) + 1) / (len(null) + 1)

@@ -248,7 +248,7 @@ def test_unknown_item_number(capsys, orderings_csv, tmp_path):
 def test_k_larger_than_n(capsys, orderings_csv):
     code, _, err = run(capsys, "cluster", orderings_csv, "-k", 99, "--method", "chains",
                        "--kind", "subset")  # fmt: skip
-    assert_one_line_error(code, err, "K=99", "larger than the number of rankings (24)")
+    assert_one_line_error(code, err, "-k: K=99", "larger than the number of rankings (24)")
 
 
 def test_unknown_method(capsys, orderings_csv):
@@ -344,7 +344,7 @@ def test_parse_ks_errors(text):
 def test_select_k_beyond_n(capsys, orderings_csv):
     code, _, err = run(capsys, "select-k", orderings_csv, "--ks", "1..30", "--method", "chains",
                        "--kind", "subset")  # fmt: skip
-    assert_one_line_error(code, err, "K=30")
+    assert_one_line_error(code, err, "--ks: K=30", "larger than the number of rankings")
 
 
 # ---------------------------------------------------------------------------- significance
@@ -389,7 +389,7 @@ def test_significance_refuses_ties_before_sampling(capsys, tmp_path):
     code, _, err = run(
         capsys, "significance", path, "-k", 2, "--kind", "subset", "--format", "ranks"
     )
-    assert_one_line_error(code, err, "ranking 2", "ties")
+    assert_one_line_error(code, err, "tied.csv:2: this ranking ranks items as tied", "ties")
 
 
 @pytest.mark.parametrize("command", ["cluster", "select-k"])
@@ -403,7 +403,12 @@ def test_cluster_and_select_k_refuse_ties_naming_the_file_and_ranking(
     code, _, err = run(
         capsys, command, path, *k, "--method", method, "--kind", "subset", "--format", "ranks"
     )
-    assert_one_line_error(code, err, "tied.csv: ranking 2 (and 7 more)", "without ties")
+    assert_one_line_error(
+        code,
+        err,
+        "tied.csv:2: this ranking ranks items as tied (and 7 more rankings)",
+        f"--method {method} needs rankings without ties",
+    )
 
 
 @pytest.mark.parametrize(("command", "k"), [("labelrank", []), ("supervise", ["-k", 2])])
@@ -412,7 +417,13 @@ def test_label_ranking_commands_refuse_ties_before_any_split(capsys, tmp_path, c
     rows = ["0.1,0.2,1,2,3", "0.3,0.1,1,1,2", "0.5,0.5,3,2,1", "0.2,0.9,2,1,3"] * 2
     path.write_text("8,2,3\n" + "\n".join(rows) + "\n")  # data rows 2 and 6 tie
     code, _, err = run(capsys, command, path, *k)
-    assert_one_line_error(code, err, "tied_labels.csv: data row 2 (and 1 more)", "without ties")
+    # file line 3 (the n,p,k header is line 1)
+    assert_one_line_error(
+        code,
+        err,
+        "tied_labels.csv:3: this row ranks items as tied (and 1 more row)",
+        "without ties",
+    )
 
 
 # ---------------------------------------------------------------------------- label ranking
@@ -450,7 +461,8 @@ def test_labelrank_rejects_non_label_ranking_file(capsys, orderings_csv):
 @pytest.mark.parametrize("name", list(cli.SUPERVISED_METHODS))
 def test_supervise(capsys, tmp_path, label_ranking_csv, name):
     js = tmp_path / "sup.json"
-    code, _, err = run(capsys, "supervise", label_ranking_csv, "-k", 3, "--method", name,
+    k = 1 if name == "one-rank" else 3  # one cluster: another -k is refused
+    code, _, err = run(capsys, "supervise", label_ranking_csv, "-k", k, "--method", name,
                          "--random-state", 0, "--json", js, "-q")  # fmt: skip
     if not _available("supervise", name):
         assert_one_line_error(code, err, "not available yet")

@@ -123,7 +123,7 @@ def test_pairwise_matrix_rejects_bad_input():
 def test_pairwise_matrices_one_panel_per_cluster(tmp_path):
     R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0], [0, 1, 2], [2, 0, 1]])
     C = R.pairwise_counts(labels=[0, 1, 0, 1])
-    fig = plot_pairwise_matrices(C, items=["a", "b", "c"])
+    fig = plot_pairwise_matrices(C, items=["a", "b", "c"], order="given")
     _render(fig, tmp_path / "pairwise_k.png")
     panels = [a for a in fig.axes if a.get_images()]
     assert len(panels) == 2
@@ -139,7 +139,7 @@ def test_plot_bic_lines_and_minimum(tmp_path):
         {"K": 1, "bic": 30.0, "icl": 30.0, "model": object()},
         {"K": 2, "bic": 20.0, "icl": 26.0, "model": object()},
     ]
-    ax = plot_bic(table)
+    ax = plot_bic(table, style="single")
     _render(ax.figure, tmp_path / "bic.png")
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
     assert {"BIC", "ICL"} <= set(lines)
@@ -152,7 +152,7 @@ def test_plot_bic_lines_and_minimum(tmp_path):
 
 
 def test_plot_bic_column_mapping_and_errors():
-    ax = plot_bic({"n_components": [1, 2], "aic": [5.0, 4.0]})
+    ax = plot_bic({"n_components": [1, 2], "aic": [5.0, 4.0]})  # one criterion: one Axes
     assert [ln.get_label() for ln in ax.get_lines()] == ["AIC", "_best_aic"]
     ax = plot_bic([{"k": 1, "objective": 9.0}, {"k": 2, "objective": 4.0}], criteria=["objective"])
     assert ax.get_lines()[0].get_label() == "OBJECTIVE"
@@ -176,8 +176,9 @@ def test_feature_clusters_pca_scatter(tmp_path):
     assert len(ax.collections) == 2
     sizes = [len(c.get_offsets()) for c in ax.collections]
     assert sizes == [20, 10]
-    assert _tick_texts(ax.get_legend().get_texts()) == ["cluster 0 (20)", "cluster 1 (10)"]
+    assert _tick_texts(ax.get_legend().get_texts()) == ["cluster 0 (n=20)", "cluster 1 (n=10)"]
     assert ax.get_xlabel().startswith("PC1") and ax.get_ylabel().startswith("PC2")
+    assert "standardised" in ax.get_xlabel()
     # the clusters are separated along PC1
     x0 = ax.collections[0].get_offsets()[:, 0]
     x1 = ax.collections[1].get_offsets()[:, 0]
@@ -186,13 +187,13 @@ def test_feature_clusters_pca_scatter(tmp_path):
 
 def test_feature_clusters_one_feature_and_unassigned():
     ax = plot_feature_clusters(np.arange(6.0)[:, None], [0, 0, 1, 1, -1, -1])
-    assert ax.get_xlabel() == "feature 0"
-    assert "unassigned (2)" in _tick_texts(ax.get_legend().get_texts())
+    assert ax.get_xlabel() == "feature 0 (standardised)"
+    assert "unassigned (n=2)" in _tick_texts(ax.get_legend().get_texts())
 
 
 def test_feature_clusters_names():
     ax = plot_feature_clusters(np.eye(4), [1, 1, 0, 0], names=["red", "blue"])
-    assert _tick_texts(ax.get_legend().get_texts()) == ["red (2)", "blue (2)"]
+    assert _tick_texts(ax.get_legend().get_texts()) == ["red (n=2)", "blue (n=2)"]
 
 
 def test_feature_clusters_bad_input():

@@ -43,8 +43,10 @@ __all__ = [
     "float_attr",
     "int_attr",
     "is_fitted",
+    "items_attr",
     "kind_attr",
     "rankings_attr",
+    "unseen_attr",
 ]
 
 #: Largest count (items, features, clusters, nodes) a loaded model may declare: beyond it an
@@ -248,6 +250,42 @@ def rankings_attr(
         ranks = value.ranks
         if ((ranks.max(axis=1) + 1) != (ranks >= 0).sum(axis=1)).any():
             raise ValueError(f"{name}: a ranking has ties")
+    return value
+
+
+def items_attr(obj: Any, name: str = "items_", *, n_items: int) -> tuple[str, ...] | None:
+    """Item names of a fitted model: None or ``n_items`` distinct strings; returns a tuple.
+
+    A model saved before names were kept has no such attribute: it loads unnamed (None).
+    """
+    if name not in vars(obj):
+        setattr(obj, name, None)
+    value = _get(obj, name)
+    if value is None:
+        return None
+    if not (
+        isinstance(value, tuple | list)
+        and len(value) == n_items
+        and all(isinstance(x, str) for x in value)
+    ):
+        raise ValueError(f"{name}: expected None or {n_items} item names")
+    if len(set(value)) != n_items:
+        raise ValueError(f"{name}: an item name appears more than once")
+    return tuple(value)
+
+
+def unseen_attr(obj: Any, name: str = "unseen_items_", *, n_items: int) -> np.ndarray:
+    """Sorted distinct label indices in ``[0, n_items)``, fewer than ``n_items`` of them.
+
+    A model saved before unseen labels were flagged loads with none (an empty array).
+    """
+    if name not in vars(obj):
+        setattr(obj, name, np.empty(0, dtype=np.int64))
+    value = array_attr(obj, name, kind="i", ndim=1, low=0, high=n_items - 1)
+    if value.size >= n_items or (value.size > 1 and not (np.diff(value) > 0).all()):
+        raise ValueError(
+            f"{name}: expected sorted distinct indices of fewer than {n_items} labels"
+        )
     return value
 
 

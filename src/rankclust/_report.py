@@ -18,6 +18,7 @@ Positions follow the rank-matrix convention of :mod:`rankclust.rankings`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -409,14 +410,14 @@ def restart_line(model: Any) -> str | None:
     if n_starts is None or agreeing is None:
         return None
     lls = getattr(model, "restart_log_likelihoods_", None)
-    n_cont = len(lls) if lls is not None else None
+    # without a record of continued runs (the chain clusterers) every start ran to convergence
+    n_cont = len(lls) if lls is not None else n_starts
     text = f"restarts: {n_starts} starts; the best fit was reached by {agreeing}"
-    text += f" of the {n_cont} run to convergence" if n_cont is not None else ""
+    text += f" of the {n_cont} run to convergence"
     gap = getattr(model, "restart_gap_", None)
     if gap is not None and math.isfinite(float(gap)):
-        text += (
-            f"; the best different partition is {100 * float(gap):.2g}% lower in log-likelihood"
-        )
+        worse = "lower in log-likelihood" if lls is not None else "higher in objective"
+        text += f"; the best different partition is {100 * float(gap):.2g}% {worse}"
     n_agree = getattr(model, "n_agree", None)
     if n_agree is not None and agreeing < min(int(n_agree), n_cont or 0):
         text += (
@@ -489,7 +490,8 @@ def to_jsonable(value: Any) -> Any:
     """Plain JSON data: arrays to lists, numpy scalars to numbers, NaN/inf to None.
 
     A :class:`~rankclust.Rankings` becomes ``{"ranks", "kind", "weights", "items"}``;
-    an estimator nested in a value becomes its class name and parameters.
+    an estimator nested in a value becomes its class name and parameters; any other object
+    its type and public attributes (never its ``repr``).
     """
     if value is None or isinstance(value, bool | str):
         return value
@@ -518,7 +520,40 @@ def to_jsonable(value: Any) -> Any:
             "estimator": type(value).__name__,
             "params": to_jsonable(value.get_params(deep=False)),
         }
-    return repr(value)
+    return _object_data(value)
+
+
+def _object_data(value: Any) -> Any:
+    """Any other object as its data: type name plus public attributes, never its ``repr``.
+
+    A ``repr`` such as ``"<KTree object at 0x7f...>"`` is no data (it differs from run to
+    run and cannot be read back); a container class (a fitted tree) is written as the
+    arrays it holds, a class or function as its qualified name, anything else as its type.
+    """
+    if callable(value) and hasattr(value, "__qualname__"):  # a class or a function: its name
+        return f"{getattr(value, '__module__', None) or ''}.{value.__qualname__}".lstrip(".")
+    kind = type(value)
+    out: dict[str, Any] = {"type": f"{kind.__module__}.{kind.__qualname__}"}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    elif hasattr(value, "__dict__"):
+        fields = dict(vars(value))
+    else:
+        state = value.__getstate__() if hasattr(value, "__getstate__") else None
+        fields = dict(state) if isinstance(state, Mapping) else {}
+    if id(value) in _IN_PROGRESS:  # a cycle: the object is being written further up
+        return out
+    _IN_PROGRESS.add(id(value))
+    try:
+        for key, item in sorted(fields.items()):
+            if not str(key).startswith("_"):
+                out[str(key)] = to_jsonable(item)
+    finally:
+        _IN_PROGRESS.discard(id(value))
+    return out
+
+
+_IN_PROGRESS: set[int] = set()
 
 
 def result_dict(

@@ -7,8 +7,10 @@ one of the library's estimators, prints a readable summary and optionally writes
 
 Exit codes: 0 success; 1 an unexpected internal error (a bug: please report it with the
 traceback shown by ``--debug``); 2 bad usage or bad input (missing file, malformed line,
-unknown item, K larger than the number of rankings, a method that is not in this build), with
-a one-line message on stderr.
+unknown item, K larger than the number of rankings, a method that is not in this build, an
+option the command or its method cannot honour), with a one-line message on stderr that
+names the option or the file line. A reader that closes standard output early (``| head``)
+ends the printing only: every requested file is still written and the exit code stays 0.
 
 This module holds no mathematics: it parses arguments, reads files with :mod:`rankclust.io`,
 calls estimators looked up in the method registries below, and formats with
@@ -53,6 +55,7 @@ __all__ = [
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
+EXIT_SIGPIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 
 
 class CLIError(Exception):
@@ -260,23 +263,53 @@ def _resolve_method(family: str, name: str) -> tuple[Method, type]:
 class _Console:
     """Where the command writes: results to stdout, chatter and progress to stderr."""
 
-    def __init__(self, quiet: bool, out: TextIO | None = None, err: TextIO | None = None):
+    def __init__(
+        self, quiet: bool, out: TextIO | None = None, err: TextIO | None = None, *,
+        wide: bool = False,
+    ):  # fmt: skip
         self.quiet = quiet
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        #: show rankings whole (``--wide``) instead of their first ``_MAX_SHOWN_ITEMS`` items
+        self.max_items: int | None = None if wide else _MAX_SHOWN_ITEMS
+        #: the reader of standard output went away (``rankclust ... | head``)
+        self.out_closed = False
+        self.err_closed = False
 
     def print(self, text: str = "") -> None:
-        print(text, file=self.out)
+        """Print a line of results; a closed pipe ends the printing, not the command.
+
+        Each line is flushed, so a reader that stops early (``| head``) is noticed here; the
+        command then goes on quietly and still writes every file it was asked for.
+        """
+        if self.out_closed:
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except BrokenPipeError:
+            self.out_closed = True
+            _silence(self.out)
 
     def info(self, text: str) -> None:
         if not self.quiet:
-            print(text, file=self.err)
+            self.note(text)
+
+    def note(self, text: str) -> None:
+        """A line on standard error (warnings, progress); a closed pipe silences it too."""
+        if self.err_closed:
+            return
+        try:
+            print(text, file=self.err, flush=True)
+        except BrokenPipeError:
+            self.err_closed = True
+            _silence(self.err)
 
     def progress(self, iterable: Iterable, *, total: int | None = None, desc: str = "") -> Any:
         from tqdm.auto import tqdm
 
         return tqdm(
-            iterable, total=total, desc=desc, file=self.err, disable=self.quiet, leave=False,
+            iterable, total=total, desc=desc, file=_PipeSafe(self),
+            disable=self.quiet or self.err_closed, leave=False,
             dynamic_ncols=True,
         )  # fmt: skip
 
@@ -287,6 +320,56 @@ class _Console:
         start = time.perf_counter()
         yield
         self.info(f"  done in {time.perf_counter() - start:.1f} s")
+
+
+class _PipeSafe:
+    """Standard error for the progress bars: a closed pipe silences them, it stops nothing."""
+
+    def __init__(self, console: _Console):
+        self._console = console
+
+    def write(self, text: str) -> int:
+        self._call("write", text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def _call(self, name: str, *args: Any) -> None:
+        console = self._console
+        if console.err_closed:
+            return
+        try:
+            getattr(console.err, name)(*args)
+        except BrokenPipeError:
+            console.err_closed = True
+            _silence(console.err)
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self._console.err, name)
+
+
+# Items of a ranking shown in text output without --wide.
+_MAX_SHOWN_ITEMS = 12
+
+
+def _silence(stream: TextIO) -> None:
+    """Send whatever is still buffered for a closed pipe to /dev/null.
+
+    Without this, Python flushes the buffer again at exit and prints "Exception ignored
+    ... BrokenPipeError" (the idiom of the Python documentation on SIGPIPE).
+    """
+    import os
+
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (a test's capture buffer)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def _one_line(message: str) -> str:
@@ -300,7 +383,7 @@ def _warnings_as_lines(console: _Console) -> Iterator[None]:
 
     def show(message, category, filename, lineno, file=None, line=None):
         if not console.quiet:
-            print(f"rankclust: warning: {_one_line(str(message))}", file=console.err)
+            console.note(f"rankclust: warning: {_one_line(str(message))}")
 
     with warnings.catch_warnings():
         warnings.simplefilter("default")
@@ -394,14 +477,6 @@ def load_label_ranking(
         p, encoding=encoding, items=items, finite_features=True, return_report=True
     )
     _READ_REPORTS[str(path)] = report
-    tied = np.flatnonzero(Y.has_ties)
-    if tied.size:  # checked here, before any split or fit renumbers the rows
-        more = f" (and {tied.size - 1} more)" if tied.size > 1 else ""
-        raise CLIError(
-            f"{path}: data row {int(tied[0]) + 1}{more} ranks labels as tied; the label "
-            "rankers and supervised clusterers need rankings without ties: break the ties "
-            "in the file or leave those rows out"
-        )
     return X, Y
 
 
@@ -454,12 +529,14 @@ def make_estimator(
         params["random_state"] = random_state
     if n_init is not None:
         if "n_init" not in names:
-            raise CLIError(f"{cls.__name__} has no n_init parameter")
+            raise CLIError(f"--n-init: {cls.__name__} has no n_init parameter (no restarts)")
         params["n_init"] = n_init
     for key, value in {**(fixed or {}), **(extra or {})}.items():
         if key not in names:
+            option = f"--set {key}=...: " if key in (extra or {}) else ""
             raise CLIError(
-                f"{cls.__name__} has no parameter {key!r}; it has: {', '.join(sorted(names))}"
+                f"{option}{cls.__name__} has no parameter {key!r}; it has: "
+                f"{', '.join(sorted(names))}"
             )
         params[key] = value
     return cls(**params)
@@ -473,11 +550,56 @@ def _default_constructible(cls: type) -> bool:
     return True
 
 
-def _check_k(k: int, n: int, what: str = "rankings") -> None:
+def _check_k(k: int, n: int, what: str = "rankings", option: str = "-k") -> None:
     if k < 1:
-        raise CLIError(f"K must be at least 1, got {k}")
+        raise CLIError(f"{option}: K must be at least 1, got {k}")
     if k > n:
-        raise CLIError(f"K={k} is larger than the number of {what} ({n})")
+        raise CLIError(f"{option}: K={k} is larger than the number of {what} ({n})")
+
+
+def _data_row_lines(path: str, n_rows: int) -> list[int] | None:
+    """The file line of each data row, or None when the lines cannot be told.
+
+    The readers return rows, not line numbers, so the lines are recounted here: the
+    non-blank lines that do not start with ``#`` are the rows in order, after at most one
+    header line. The count must match ``n_rows`` exactly; otherwise (rows merged or skipped
+    by the reader, a multi-line header) None, and messages name the data row instead.
+    """
+    import gzip
+
+    try:
+        data = Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = [
+        k for k, ln in enumerate(text.splitlines(), start=1)
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]  # fmt: skip
+    if len(lines) == n_rows + 1:  # a header line
+        lines = lines[1:]
+    return lines if len(lines) == n_rows else None
+
+
+def _where(path: str, row: int, n_rows: int) -> str:
+    """``FILE:LINE`` of data row ``row`` (0-based), else ``FILE: data row N``."""
+    lines = _data_row_lines(path, n_rows)
+    return f"{path}:{lines[row]}" if lines is not None else f"{path}: data row {row + 1}"
+
+
+def _refuse_ties(path: str, R: Any, need: str, unit: str = "ranking") -> None:
+    """Refuse tied rankings naming the file line of the first one and who needs no ties."""
+    tied = np.flatnonzero(R.has_ties)
+    if tied.size:
+        n_more = tied.size - 1
+        more = f" (and {n_more} more {unit}{'s' if n_more > 1 else ''})" if n_more else ""
+        raise CLIError(
+            f"{_where(path, int(tied[0]), R.n_rankings)}: this {unit} ranks items as tied"
+            f"{more}; {need} needs rankings without ties: break the ties in the file or leave "
+            f"those {unit}s out"
+        )
 
 
 def _check_kind(method: Method, R: Any) -> None:
@@ -495,14 +617,7 @@ def _check_rank_input(method: Method, R: Any, path: str) -> None:
     the file and the first tied ranking, not by the estimator after the file was read.
     """
     _check_kind(method, R)
-    tied = np.flatnonzero(R.has_ties)
-    if tied.size:
-        more = f" (and {tied.size - 1} more)" if tied.size > 1 else ""
-        raise CLIError(
-            f"{path}: ranking {int(tied[0]) + 1}{more} has tied items; method "
-            f"{method.name!r} needs rankings without ties: break the ties in the file or leave "
-            "those rankings out"
-        )
+    _refuse_ties(path, R, f"--method {method.name}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -587,14 +702,14 @@ def _cluster_figures(out: _Outputs, est: Any, R: Any, prefix: str = "") -> None:
             lambda: plot_central_rankings(centers, items=items, cluster_sizes=sizes),
         )
     if matched:
-        k = int(labels.max()) + 1
+        k = max(int(labels.max()) + 1, len(pos) if centers is not None else 0)  # empty: kept
         if R.n_items > _MAX_PAIRWISE_ITEMS or k > _MAX_PAIRWISE_PANELS:
             out.console.info(
                 f"(no pairwise figure for {R.n_items} items and {k} clusters: too large to read)"
             )
             return
         C = R.pairwise_counts(labels=labels, n_groups=k)
-        out.figure(f"{prefix}pairwise_by_cluster.png", lambda: plot_pairwise_matrices(C, items))
+        out.figure(f"{prefix}pairwise_by_cluster.png", lambda: plot_pairwise_matrices(C, items, centers=centers, cluster_sizes=cluster_sizes(labels, k, R.weights if R.is_weighted else None)[-1]))  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -611,19 +726,21 @@ def _input_note(R: Any, path: str) -> str:
 def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict
 
-    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
-                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     method, cls = _resolve_method("cluster", args.method)
-    _check_rank_input(method, R, args.file)
-    _check_k(args.k, R.n_rankings)
     est = make_estimator(
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
         extra=_parse_set(args.set), fixed=method.params,
     )  # fmt: skip
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
+    _check_rank_input(method, R, args.file)
+    _check_k(args.k, R.n_rankings)
     console.info(_input_note(R, args.file))
     with console.task(f"fitting {cls.__name__} with K={args.k}"):
         est.fit(R)
-    console.print(cluster_summary(est, R, title=f"{cls.__name__} ({method.name})"))
+    _print_summary(console, cluster_summary(
+        est, R, title=f"{cls.__name__} ({method.name})", max_items=console.max_items,
+    ), R.n_items)  # fmt: skip
     out = _Outputs(args, console)
     _cluster_figures(out, est, R)
     out.json(result_dict(est, R=R, extra={"command": "cluster", "input": args.file,
@@ -633,11 +750,12 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
     return EXIT_OK
 
 
-def _parse_ks(text: str, largest: int | None = None) -> list[int]:
+def _parse_ks(text: str, largest: int | None = None, *, build: bool = True) -> list[int]:
     """``"1..8"``, ``"2-6"`` or ``"2,3,5"`` as a sorted list of distinct ints.
 
     A value above ``largest`` (the number of rankings) is refused before any range is
-    built: ``1..10**30`` must not be materialised.
+    built: ``1..10**30`` must not be materialised. ``build=False`` checks the syntax only
+    (before the file is read, when ``largest`` is not known yet).
     """
     ks: set[int] = set()
     for part in text.split(","):
@@ -648,7 +766,7 @@ def _parse_ks(text: str, largest: int | None = None) -> list[int]:
             if lo > hi:
                 raise CLIError(f"--ks: empty range {part!r}")
             _check_ks_bound(hi, largest)
-            ks.update(range(lo, hi + 1))
+            ks.update(range(lo, hi + 1) if build else (lo, hi))
         elif part.isdigit() and part.isascii():
             _check_ks_bound(_k_value(part), largest)
             ks.add(int(part))
@@ -667,7 +785,7 @@ def _k_value(digits: str) -> int:
 
 def _check_ks_bound(k: int, largest: int | None) -> None:
     if largest is not None:
-        _check_k(k, largest)
+        _check_k(k, largest, option="--ks")
 
 
 _SELECTION_CRITERIA = (("bic_", "bic"), ("icl_", "icl"), ("aic_", "aic"))
@@ -723,24 +841,34 @@ def select_k_table(
 def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict, selection_summary
 
-    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
-                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     method, cls = _resolve_method("cluster", args.method)
-    _check_rank_input(method, R, args.file)
-    ks = _parse_ks(args.ks, largest=R.n_rankings)
-    _check_k(ks[-1], R.n_rankings)
+    _parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
     extra = _parse_set(args.set)
+    if not _has_criteria(cls):
+        # an objective that only decreases with K chooses no K, so there is no model to keep
+        for option, given in (("--save", args.save), ("--criterion", args.criterion)):
+            if given is not None:
+                raise CLIError(
+                    f"{option}: --method {method.name} has no information criterion, so "
+                    "select-k chooses no K and keeps no model; read the elbow of the "
+                    "objective, then fit that K with 'rankclust cluster -k K"
+                    + (" --save FILE'" if option == "--save" else "'")
+                )
 
     def make(k: int) -> Any:
         return make_estimator(cls, n_clusters=k, random_state=args.random_state,
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
-    make(ks[0])  # bad --set values fail here, before any fitting
+    make(1)  # bad --n-init and --set values fail here, before the file is read
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
+    _check_rank_input(method, R, args.file)
+    ks = _parse_ks(args.ks, largest=R.n_rankings)
+    _check_k(ks[-1], R.n_rankings, option="--ks")
     console.info(_input_note(R, args.file))
-    rows, models, res = select_k_table(
-        cls, R, ks, console=console, make=make, criterion=args.criterion
-    )
-    criterion = args.criterion if args.criterion in rows[0] else None
+    wanted = args.criterion or "bic"
+    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted)
+    criterion = wanted if wanted in rows[0] else None
     console.print(selection_summary(
         rows, title=f"Model selection: {cls.__name__} ({method.name})",
         choose_by=(criterion,) if criterion else (),
@@ -754,12 +882,13 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
         best_k = min(rows, key=lambda r: (r[criterion], r["k"]))["k"]
     if best_k is not None:
         console.print()
-        console.print(
-            cluster_summary(models[best_k], R, title=f"best K={best_k} by {criterion.upper()}")
-        )
+        _print_summary(console, cluster_summary(
+            models[best_k], R, title=f"best K={best_k} by {criterion.upper()}",
+            max_items=console.max_items,
+        ), R.n_items)  # fmt: skip
     else:
         console.print(
-            f"({cls.__name__} has no {args.criterion.upper()}; its objective decreases with K "
+            f"({cls.__name__} has no {wanted.upper()}; its objective decreases with K "
             "and cannot choose K by itself - look for the elbow"
             + (" in model_selection.png)" if args.plots else ", e.g. with --plots DIR)")
         )
@@ -768,7 +897,9 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
         from rankclust.plotting import plot_bic
 
         crits = None if criterion is not None else ["objective"]
-        out.figure("model_selection.png", lambda: plot_bic(rows, criteria=crits))
+        out.figure(
+            "model_selection.png", lambda: plot_bic(rows, criteria=crits, mark_best=crits is None)
+        )
         if best_k is not None:
             _cluster_figures(out, models[best_k], R)
     best = models[best_k] if best_k is not None else None
@@ -786,6 +917,24 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
     return EXIT_OK
 
 
+_DEFAULT_TEST_SIZE = 0.3
+
+
+def _check_eval_options(args: argparse.Namespace) -> None:
+    """--cv and --test-size choose between two evaluations: both at once is refused."""
+    if args.cv is not None and args.test_size is not None:
+        raise CLIError(
+            "--test-size: --cv N evaluates by cross-validation and uses no hold-out; give "
+            "one of --cv and --test-size"
+        )
+    if args.test_size is not None and not 0 < args.test_size < 1:
+        raise CLIError(f"--test-size must be in (0, 1), got {args.test_size:g}")
+
+
+def _test_size(args: argparse.Namespace) -> float:
+    return _DEFAULT_TEST_SIZE if args.test_size is None else args.test_size
+
+
 def _holdout_or_cv(args: argparse.Namespace, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
     from sklearn.model_selection import KFold, train_test_split
 
@@ -794,10 +943,8 @@ def _holdout_or_cv(args: argparse.Namespace, n: int) -> list[tuple[np.ndarray, n
             raise CLIError(f"--cv must be between 2 and the number of rows ({n}), got {args.cv}")
         kf = KFold(args.cv, shuffle=True, random_state=args.random_state)
         return list(kf.split(np.zeros(n)))
-    if not 0 < args.test_size < 1:
-        raise CLIError(f"--test-size must be in (0, 1), got {args.test_size}")
     idx = np.arange(n)
-    train, test = train_test_split(idx, test_size=args.test_size, random_state=args.random_state)
+    train, test = train_test_split(idx, test_size=_test_size(args), random_state=args.random_state)
     if len(train) < 2 or len(test) < 1:
         raise CLIError(f"too few rows ({n}) for a train/test split")
     return [(np.sort(train), np.sort(test))]
@@ -825,7 +972,9 @@ def _evaluate(
 
 
 def _score_lines(scores: Sequence[float], args: argparse.Namespace) -> str:
-    how = f"{args.cv}-fold cross-validation" if args.cv else f"hold-out ({args.test_size:g} test)"
+    how = (
+        f"{args.cv}-fold cross-validation" if args.cv else f"hold-out ({_test_size(args):g} test)"
+    )
     if len(scores) == 1:
         return f"Kendall tau on {how}: {scores[0]:.4f}"
     return (
@@ -837,15 +986,17 @@ def _score_lines(scores: Sequence[float], args: argparse.Namespace) -> str:
 def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import model_summary, result_dict
 
-    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     method, cls = _resolve_method("labelrank", args.method)
+    _check_eval_options(args)
     extra = _parse_set(args.set)
 
     def make() -> Any:
-        return make_estimator(cls, random_state=args.random_state, extra=extra,
-                              fixed=method.params)  # fmt: skip
+        return make_estimator(cls, random_state=args.random_state, n_init=args.n_init,
+                              extra=extra, fixed=method.params)  # fmt: skip
 
-    make()  # bad --set values fail here, before any fitting
+    make()  # bad --n-init and --set values fail here, before the file is read
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
+    _refuse_ties(args.file, Y, "every label ranker", unit="row")
     console.info(_input_note(Y, args.file))
 
     scores = _evaluate(args, console, make, X, Y, predict="predict")
@@ -853,12 +1004,20 @@ def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
     console.print(_score_lines(scores, args))
     with console.task("fitting on all rows"):
         est = make().fit(X, Y)
-    pred = np.asarray(est.predict(X[: min(5, len(X))]))
-    console.print("first predictions (best label first):")
+    n_show = min(5, len(X))
+    pred = np.asarray(est.predict(X[:n_show]))
+    console.print(
+        f"in-sample predictions for the first {n_show} rows (training rows: the model was "
+        "fitted on all rows; best label first):"
+    )
     from rankclust._report import ranking_text
 
+    lines = _data_row_lines(args.file, len(X))
     for i, row in enumerate(pred):
-        console.print(f"  row {i}: {ranking_text(np.asarray(row) - 1, Y.items)}")
+        where = f"row {i + 1}" + (f" (line {lines[i]})" if lines is not None else "")
+        text = ranking_text(np.asarray(row) - 1, Y.items, max_items=console.max_items)
+        console.print(f"  {where}: {text}")
+    _print_cut_note(console, Y.n_items)
     if getattr(est, "center_", None) is not None or getattr(est, "scores_", None) is not None:
         console.print(model_summary(est, Y.items))
     out = _Outputs(args, console)
@@ -883,25 +1042,29 @@ def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
 def cmd_supervise(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import cluster_summary, result_dict
 
-    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     method, cls = _resolve_method("supervise", args.method)
-    _check_k(args.k, len(X), "rows")
+    _check_eval_options(args)
     extra = _parse_set(args.set)
     k = args.k if _has_param(cls, "n_clusters") else None
-    if k is None:
-        console.info(f"{method.name} has a single cluster; -k is ignored")
 
     def make() -> Any:
         return make_estimator(cls, n_clusters=k, random_state=args.random_state,
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
-    make()  # bad --set values fail here, before any fitting
+    make()  # bad --n-init and --set values fail here, before the file is read
+    if k is None and args.k != 1:  # a single-cluster method cannot honour another K
+        raise CLIError(f"-k {args.k}: --method {method.name} fits a single cluster; pass -k 1")
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
+    _refuse_ties(args.file, Y, "every supervised clusterer", unit="row")
+    _check_k(args.k, len(X), "rows")
     console.info(_input_note(Y, args.file))
     predict = "predict_ranking" if hasattr(cls, "predict_ranking") else "predict"
     scores = _evaluate(args, console, make, X, Y, predict=predict)
     with console.task(f"fitting {cls.__name__} on all rows"):
         est = make().fit(X, Y)
-    console.print(cluster_summary(est, Y, title=f"{cls.__name__} ({method.name})"))
+    _print_summary(console, cluster_summary(
+        est, Y, title=f"{cls.__name__} ({method.name})", max_items=console.max_items,
+    ), Y.n_items)  # fmt: skip
     console.print(_score_lines(scores, args))
     out = _Outputs(args, console)
     if out.want_plots():
@@ -921,6 +1084,10 @@ def cmd_supervise(args: argparse.Namespace, console: _Console) -> int:
 def cmd_ordinal(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import format_table, result_dict
 
+    method, cls = _resolve_method("ordinal", args.method)
+    est = make_estimator(cls, n_clusters=args.k, random_state=args.random_state,
+                         n_init=args.n_init, extra=_parse_set(args.set),
+                         fixed=method.params)  # fmt: skip
     X = _read_numeric_csv(args.file, what="features")
     pairs = _read_numeric_csv(args.pairs, what="pairs", integer=True) if args.pairs else None
     if pairs is not None:
@@ -933,11 +1100,7 @@ def cmd_ordinal(args: argparse.Namespace, console: _Console) -> int:
                 f"{args.pairs}: pair {r + 1} refers to row {int(pairs[r][bad[r]][0])}, outside "
                 f"0..{len(X) - 1} of {args.file}"
             )
-    method, cls = _resolve_method("ordinal", args.method)
     _check_k(args.k, len(X), "rows")
-    est = make_estimator(cls, n_clusters=args.k, random_state=args.random_state,
-                         n_init=args.n_init, extra=_parse_set(args.set),
-                         fixed=method.params)  # fmt: skip
     console.info(f"{args.file}: {X.shape[0]} rows, {X.shape[1]} features; "
                  f"{0 if pairs is None else len(pairs)} ranking pairs")  # fmt: skip
     with console.task(f"fitting {cls.__name__} with K={args.k}"):
@@ -979,12 +1142,7 @@ def _check_significance_input(method: Method, R: Any, path: str) -> None:
             f"{n_short:g} of {total:g} ballots that list one candidate carry no information)"
         )
     _check_kind(method, R)
-    tied = np.flatnonzero(R.has_ties)
-    if tied.size:
-        raise CLIError(
-            f"{path}: ranking {int(tied[0]) + 1} has tied items; the randomisation test "
-            "swaps adjacent items and needs rankings without ties"
-        )
+    _refuse_ties(path, R, "the randomisation test (it swaps adjacent items)")
     w = R.weights
     if not np.allclose(w, np.round(w)):
         raise CLIError(f"{path}: the randomisation test needs whole-number ballot counts")
@@ -1000,6 +1158,15 @@ def _check_significance_input(method: Method, R: Any, path: str) -> None:
 def cmd_significance(args: argparse.Namespace, console: _Console) -> int:
     from rankclust._report import result_dict
 
+    if args.greater_is_better and args.statistic is None:
+        raise CLIError(
+            "--greater-is-better: the default statistic (the objective) is better when lower; "
+            "name the statistic with --statistic ATTR, e.g. --statistic log_likelihood_"
+        )
+    if args.method is not None:  # bad --method, --n-init and --set fail before reading
+        method, cls = _resolve_method("cluster", args.method)
+        make_estimator(cls, n_clusters=args.k, n_init=args.n_init, extra=_parse_set(args.set),
+                       fixed=method.params)  # fmt: skip
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     # ballots are tested as ballots, chains as chains
@@ -1062,10 +1229,13 @@ def cmd_significance(args: argparse.Namespace, console: _Console) -> int:
 # reproduce
 # --------------------------------------------------------------------------------------------
 def _experiments_dir(explicit: str | None) -> Path | None:
-    candidates = []
-    if explicit:
-        candidates.append(Path(explicit))
-    candidates.append(Path.cwd() / "experiments")
+    if explicit:  # the user's folder or an error: never another folder's scripts
+        path = Path(explicit)
+        if not path.is_dir():
+            what = "is not a directory" if path.exists() else "no such directory"
+            raise CLIError(f"--experiments-dir {explicit}: {what}")
+        return path
+    candidates = [Path.cwd() / "experiments"]
     import rankclust
 
     candidates.append(Path(rankclust.__file__).resolve().parents[2] / "experiments")
@@ -1214,7 +1384,9 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
         else:
             best_k = 3  # an objective cannot choose K: show the K the data were made with
         best = models[best_k]
-        console.print(cluster_summary(best, data, title=f"{cls.__name__} with K={best_k}"))
+        _print_summary(console, cluster_summary(
+            best, data, title=f"{cls.__name__} with K={best_k}", max_items=console.max_items,
+        ), data.n_items)  # fmt: skip
         if truth is not None:
             from sklearn.metrics import adjusted_rand_score
 
@@ -1222,7 +1394,7 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
             console.print(f"adjusted Rand index against the generating components: {ari:.3f}")
         out.figure(
             "2_model_selection.png",
-            lambda: plot_bic(rows, criteria=None if crit else ["objective"]),
+            lambda: plot_bic(rows, criteria=None if crit else ["objective"], mark_best=bool(crit)),
         )
         _cluster_figures(out, best, data, prefix="2_")
     console.print()
@@ -1276,7 +1448,9 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
             est.fit(X[train], Y[train])
         tau = _ranking_score(est, X[test], Y[test], predict="predict_ranking")
         est.fit(X, Y)
-        console.print(cluster_summary(est, Y, title=f"{cls.__name__} ({method.name}), K=3"))
+        _print_summary(console, cluster_summary(
+            est, Y, title=f"{cls.__name__} ({method.name}), K=3", max_items=console.max_items,
+        ), Y.n_items)  # fmt: skip
         console.print(f"Kendall tau of the cluster rankings on the 30% hold-out: {tau:.3f}")
         from rankclust.plotting import plot_feature_clusters
 
@@ -1287,6 +1461,25 @@ def cmd_demo(args: argparse.Namespace, console: _Console) -> int:
     console.print(f"figures written to {out.plots_dir}/ ({len(out.written)} files); "
                   f"demo took {time.perf_counter() - start:.1f} s")  # fmt: skip
     return EXIT_OK
+
+
+def _has_criteria(cls: type) -> bool:
+    """Whether the method chooses K by an information criterion (its module has ``select_k``,
+    as the mixtures do); a k-means objective only decreases with K."""
+    return callable(getattr(importlib.import_module(cls.__module__), "select_k", None))
+
+
+def _print_cut_note(console: _Console, n_items: int) -> None:
+    if console.max_items is not None and n_items > console.max_items:
+        console.print(
+            f"(rankings are cut after {console.max_items} of their {n_items} items; --wide "
+            "shows them whole)"
+        )
+
+
+def _print_summary(console: _Console, text: str, n_items: int) -> None:
+    console.print(text)
+    _print_cut_note(console, n_items)
 
 
 def _has_param(cls: type, name: str) -> bool:
@@ -1310,59 +1503,153 @@ def _pos_int(text: str) -> int:
     return v
 
 
+_MAX_SEED = 2**32 - 1  # numpy's RandomState takes seeds in 0 .. 2**32 - 1
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 0 <= v <= _MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"--random-state must be a non-negative integer (0 to {_MAX_SEED}), got {text!r}"
+        )
+    return v
+
+
 def _method_help(methods: dict[str, Method]) -> str:
     return "; ".join(f"{m.name}: {m.description}" for m in methods.values())
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (the option and what is wrong)."""
+
+    def error(self, message: str) -> Any:  # argparse's signature; never returns
+        m = re.match(r"argument (\S+?)(?:/\S+)?: (.*)", message, re.S)
+        if m and m.group(2).startswith(m.group(1)):  # our message names the option already
+            message = m.group(2)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Refuse(argparse.Action):
+    """An option the command cannot honour: refused while parsing, with the reason."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, reason: str = "", **kw: Any):
+        super().__init__(option_strings, dest, nargs="?", help=argparse.SUPPRESS, **kw)
+        self.reason = reason
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(f"{option_string}: {self.reason}")
+
+
+# Options each command takes (beyond its own positional arguments and command-specific
+# options). Every option that some command has and another has not is refused by the other
+# with a reason, so nothing on the command line is silently ignored; tests/test_cli_hygiene.py
+# walks every command x option pair.
+_OPTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "cluster": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
+    "select-k": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
+    "labelrank": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
+    "supervise": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
+    "ordinal": ("fit", "save", "outputs", "seed", "base"),
+    "significance": ("input", "fit", "outputs", "seed", "base"),
+    "demo": ("plots", "wide", "seed", "base"),
+    "reproduce": ("base",),
+    "predict": ("base",),  # its input, --out and --json: rankclust/cli_predict.py
+}
+
+# Why a command refuses an option it does not take (default: "not an option of COMMAND").
+_REFUSALS: dict[tuple[str, str], str] = {
+    ("significance", "--save"): "significance keeps no fitted model (it fits the data and "
+    "every random data set); save a model with 'rankclust cluster FILE -k K --save FILE'",
+    ("demo", "--json"): "demo writes only its figures (--plots DIR); every other command "
+    "takes --json FILE",
+    ("demo", "--save"): "demo keeps no model; every fitting command takes --save FILE",
+    ("reproduce", "--random-state"): "the experiment script chooses its seeds; pass the "
+    "script's own options after --, e.g. 'rankclust reproduce PAPER -- --help'",
+    ("reproduce", "--plots"): "the experiment scripts write their results and figures to "
+    "experiments/results/",
+    ("reproduce", "--json"): "the experiment scripts write their results to experiments/results/",
+}
+
+
+def _add_group(p: argparse.ArgumentParser, name: str) -> None:
+    """Add the options of group ``name`` to the command parser ``p``."""
+    if name == "base":
+        g = p.add_argument_group("common options")
+        g.add_argument("--quiet", "-q", action="store_true", help="no progress bars or messages")
+        g.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    elif name == "seed":
+        p.add_argument("--random-state", type=_seed_arg, default=None, metavar="N",
+                       help="seed for every random choice, 0 to 2**32-1 (default: not fixed)")  # fmt: skip
+    elif name in ("outputs", "plots"):
+        g = p.add_argument_group("outputs")
+        g.add_argument("--plots", metavar="DIR", help="write figures (PNG) to DIR")
+        if name == "outputs":
+            g.add_argument("--json", metavar="FILE",
+                           help="write the full result to FILE as JSON")  # fmt: skip
+    elif name == "wide":
+        p.add_argument("--wide", action="store_true",
+                       help=f"show rankings whole (default: their first {_MAX_SHOWN_ITEMS} "
+                            "items, then '... (n more)')")  # fmt: skip
+    elif name == "input":
+        g = p.add_argument_group("input")
+        g.add_argument("file", metavar="FILE",
+                       help="PrefLib .soc/.soi/.toc/.toi, label-ranking CSV, or CSV of orderings")  # fmt: skip
+        g.add_argument("--format", default="auto", choices=["auto", *_READ_FORMATS],
+                       help="input layout (default: detected from the suffix and the content, "
+                            "refused when uncertain); 'orderings': one ranking per row, best "
+                            "first, items as 1-based numbers or names; 'ranks': column j = "
+                            "rank of item j; 'kamishima': the SUSHI .order layout")  # fmt: skip
+        g.add_argument("--encoding", default=None, metavar="NAME",
+                       help="text encoding of FILE and --items (default: from a byte-order "
+                            "mark, else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
+        g.add_argument("--skip-malformed", action="store_true",
+                       help="skip malformed lines instead of stopping at the first one; the "
+                            "read summary lists them")  # fmt: skip
+        g.add_argument("--kind", choices=["top", "subset"], default=None,
+                       help="meaning of absent items: below the listed ones ('top', ballots) "
+                            "or unknown ('subset', chains)")  # fmt: skip
+        g.add_argument("--items", metavar="FILE", help="item names, one per line, in item order")
+    elif name == "label-input":
+        p.add_argument("file", metavar="FILE.csv", help="label-ranking CSV")
+        p.add_argument("--items", metavar="FILE", help="label names, one per line")
+        p.add_argument("--encoding", default=None, metavar="NAME",
+                       help="text encoding of FILE.csv and --items (default: from a "
+                            "byte-order mark, else UTF-8)")  # fmt: skip
+    elif name == "fit":
+        g = p.add_argument_group("estimator")
+        g.add_argument("--n-init", type=_pos_int, default=None, metavar="N",
+                       help="restarts (estimators that have n_init)")  # fmt: skip
+        g.add_argument("--set", action="append", metavar="KEY=VALUE",
+                       help="any other estimator parameter (JSON value), repeatable")  # fmt: skip
+    elif name == "save":
+        p.add_argument("--save", metavar="FILE",
+                       help="save the fitted model (rankclust.persistence)")  # fmt: skip
+    elif name == "eval":
+        g = p.add_argument_group("evaluation")
+        g.add_argument("--test-size", type=float, default=None,
+                       help="hold-out fraction for the reported Kendall tau (default 0.3)")  # fmt: skip
+        g.add_argument("--cv", type=_pos_int, default=None, metavar="N",
+                       help="N-fold cross-validation instead of a hold-out")  # fmt: skip
+    else:  # pragma: no cover - a typo in _OPTION_GROUPS
+        raise KeyError(name)
+
+
+def _option_strings(p: argparse.ArgumentParser) -> set[str]:
+    """The long options of a command parser (``--x``), hidden refusals excluded."""
+    return {
+        s for a in p._actions if not isinstance(a, _Refuse) for s in a.option_strings
+        if s.startswith("--")
+    }  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``rankclust`` (imports no method module)."""
     from rankclust import __version__
 
-    common = argparse.ArgumentParser(add_help=False)
-    g = common.add_argument_group("common options")
-    g.add_argument("--plots", metavar="DIR", help="write figures (PNG) to DIR")
-    g.add_argument("--json", metavar="FILE", help="write the full fitted result to FILE as JSON")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress bars or messages")
-    g.add_argument("--random-state", type=_int_arg, default=None, metavar="N",
-                   help="seed for every random choice (default: not fixed)")  # fmt: skip
-    g.add_argument("--debug", action="store_true", help="show tracebacks for errors")
-
-    rank_input = argparse.ArgumentParser(add_help=False)
-    g = rank_input.add_argument_group("input")
-    g.add_argument("file", metavar="FILE",
-                   help="PrefLib .soc/.soi/.toc/.toi, label-ranking CSV, or CSV of orderings")  # fmt: skip
-    g.add_argument("--format", default="auto", choices=["auto", *_READ_FORMATS],
-                   help="input layout (default: detected from the suffix and the content, "
-                        "refused when uncertain); 'orderings': one ranking per row, best "
-                        "first, items as 1-based numbers or names; 'ranks': column j = rank "
-                        "of item j; 'kamishima': the SUSHI .order layout")  # fmt: skip
-    g.add_argument("--encoding", default=None, metavar="NAME",
-                   help="text encoding of FILE and --items (default: from a byte-order mark, "
-                        "else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
-    g.add_argument("--skip-malformed", action="store_true",
-                   help="skip malformed lines instead of stopping at the first one; the read "
-                        "summary lists them")  # fmt: skip
-    g.add_argument("--kind", choices=["top", "subset"], default=None,
-                   help="meaning of absent items: below the listed ones ('top', ballots) or "
-                        "unknown ('subset', chains)")  # fmt: skip
-    g.add_argument("--items", metavar="FILE", help="item names, one per line, in item order")
-
-    fit_opts = argparse.ArgumentParser(add_help=False)
-    g = fit_opts.add_argument_group("estimator")
-    g.add_argument("--n-init", type=_pos_int, default=None, metavar="N",
-                   help="restarts (estimators that have n_init)")  # fmt: skip
-    g.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="any other estimator parameter (JSON value), repeatable")  # fmt: skip
-    g.add_argument("--save", metavar="FILE", help="save the fitted model (rankclust.persistence)")
-
-    eval_opts = argparse.ArgumentParser(add_help=False)
-    g = eval_opts.add_argument_group("evaluation")
-    g.add_argument("--test-size", type=float, default=0.3,
-                   help="hold-out fraction for the reported Kendall tau (default 0.3)")  # fmt: skip
-    g.add_argument("--cv", type=_pos_int, default=None, metavar="N",
-                   help="N-fold cross-validation instead of a hold-out")  # fmt: skip
-
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rankclust",
         description="Learn from and cluster preference data: rankings, partial rankings, "
                     "label rankings.",
@@ -1370,61 +1657,57 @@ def build_parser() -> argparse.ArgumentParser:
                "Exit codes: 0 ok, 1 internal error, 2 bad usage or input.",
     )  # fmt: skip
     parser.add_argument("--version", action="version", version=f"rankclust {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands: dict[str, argparse.ArgumentParser] = {}
+
+    def command(name: str, **kw: Any) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, **kw)
+        for group in _OPTION_GROUPS[name]:
+            _add_group(p, group)
+        commands[name] = p
+        return p
 
     cluster_names = ", ".join(CLUSTER_METHODS)
-    p = sub.add_parser("cluster", parents=[rank_input, fit_opts, common],
-                       help="cluster rankings into K groups",
-                       description="Cluster rankings into K groups and print the clusters, their "
-                                   "sizes and central rankings. Methods: "
-                                   + _method_help(CLUSTER_METHODS))  # fmt: skip
+    p = command("cluster", help="cluster rankings into K groups",
+                description="Cluster rankings into K groups and print the clusters, their "
+                            "sizes and central rankings. Methods: "
+                            + _method_help(CLUSTER_METHODS))  # fmt: skip
     p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
     p.add_argument("--method", default="mixture", metavar="METHOD",
                    help=f"one of {cluster_names} (default mixture)")  # fmt: skip
     p.set_defaults(handler=cmd_cluster)
 
-    p = sub.add_parser("select-k", parents=[rank_input, fit_opts, common],
-                       help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
-                       description="Fit one model per K and compare information criteria.")  # fmt: skip
+    p = command("select-k", help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
+                description="Fit one model per K and compare information criteria.")  # fmt: skip
     p.add_argument("--ks", default="1..8", help="values of K: 1..8, 2-6 or 2,3,5 (default 1..8)")
-    p.add_argument("--criterion", choices=["bic", "icl", "aic"], default="bic",
-                   help="criterion that chooses K (default bic; lower is better)")  # fmt: skip
+    p.add_argument("--criterion", choices=["bic", "icl", "aic"], default=None,
+                   help="criterion that chooses K (default bic; lower is better; methods "
+                        "with a criterion only)")  # fmt: skip
     p.add_argument("--method", default="mixture", metavar="METHOD",
                    help=f"one of {cluster_names} (default mixture)")  # fmt: skip
     p.set_defaults(handler=cmd_select_k)
 
-    p = sub.add_parser("labelrank", parents=[fit_opts, eval_opts, common],
-                       help="predict label rankings from features",
-                       description="Fit a label ranker on a label-ranking CSV (n,p,k header; "
-                                   "features then the rank of each label) and report Kendall "
-                                   "tau. Methods: " + _method_help(LABEL_RANKING_METHODS))  # fmt: skip
-    p.add_argument("file", metavar="FILE.csv", help="label-ranking CSV")
-    p.add_argument("--items", metavar="FILE", help="label names, one per line")
-    p.add_argument("--encoding", default=None, metavar="NAME",
-                   help="text encoding (default: byte-order mark, else UTF-8)")  # fmt: skip
+    p = command("labelrank", help="predict label rankings from features",
+                description="Fit a label ranker on a label-ranking CSV (n,p,k header; "
+                            "features then the rank of each label) and report Kendall "
+                            "tau. Methods: " + _method_help(LABEL_RANKING_METHODS))  # fmt: skip
     p.add_argument("--method", default="iblr", metavar="METHOD",
                    help=f"one of {', '.join(LABEL_RANKING_METHODS)} (default iblr)")  # fmt: skip
     p.set_defaults(handler=cmd_labelrank)
 
-    p = sub.add_parser("supervise", parents=[fit_opts, eval_opts, common],
-                       help="supervised clustering of label-ranking data",
-                       description="Cluster feature vectors so that each cluster has one central "
-                                   "label ranking (Grbovic et al. 2013). Methods: "
-                                   + _method_help(SUPERVISED_METHODS))  # fmt: skip
-    p.add_argument("file", metavar="FILE.csv", help="label-ranking CSV")
-    p.add_argument("--items", metavar="FILE", help="label names, one per line")
-    p.add_argument("--encoding", default=None, metavar="NAME",
-                   help="text encoding (default: byte-order mark, else UTF-8)")  # fmt: skip
+    p = command("supervise", help="supervised clustering of label-ranking data",
+                description="Cluster feature vectors so that each cluster has one central "
+                            "label ranking (Grbovic et al. 2013). Methods: "
+                            + _method_help(SUPERVISED_METHODS))  # fmt: skip
     p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
     p.add_argument("--method", default="rt-iter", metavar="METHOD",
                    help=f"one of {', '.join(SUPERVISED_METHODS)} (default rt-iter)")  # fmt: skip
     p.set_defaults(handler=cmd_supervise)
 
-    p = sub.add_parser("ordinal", parents=[fit_opts, common],
-                       help="ordinal clustering of feature vectors guided by ranking pairs",
-                       description="Cluster the rows of a numeric CSV into K ordered clusters; "
-                                   "--pairs gives rows known to be ordered (M2SORC, Xiao et al. "
-                                   "2016).")  # fmt: skip
+    p = command("ordinal", help="ordinal clustering of feature vectors guided by ranking pairs",
+                description="Cluster the rows of a numeric CSV into K ordered clusters; "
+                            "--pairs gives rows known to be ordered (M2SORC, Xiao et al. "
+                            "2016).")  # fmt: skip
     p.add_argument("file", metavar="FILE.csv", help="numeric CSV of features (header optional)")
     p.add_argument("--pairs", metavar="PAIRS.csv",
                    help="CSV of 0-based row pairs 'i,j': row i belongs to a higher cluster than j")  # fmt: skip
@@ -1432,12 +1715,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", default="m2sorc", metavar="METHOD", help="m2sorc (default)")
     p.set_defaults(handler=cmd_ordinal)
 
-    p = sub.add_parser("significance", parents=[rank_input, fit_opts, common],
-                       help="randomisation test: is the clustering better than chance?",
-                       description="Fit on the data and on random data sets with the same "
-                                   "pair counts (swap MCMC, Ukkonen 2011) and report the p-value. "
-                                   "Top-t ballots keep their listed candidates and their top-t "
-                                   "pair counts, and are fitted as ballots.")  # fmt: skip
+    p = command("significance", help="randomisation test: is the clustering better than chance?",
+                description="Fit on the data and on random data sets with the same "
+                            "pair counts (swap MCMC, Ukkonen 2011) and report the p-value. "
+                            "Top-t ballots keep their listed candidates and their top-t "
+                            "pair counts, and are fitted as ballots.")  # fmt: skip
     p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {cluster_names} (default: chains for chains, mixture for "
@@ -1449,24 +1731,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--statistic", default=None,
                    help="fitted attribute used as the statistic (default objective_)")  # fmt: skip
     p.add_argument("--greater-is-better", action="store_true",
-                   help="larger statistic = better clustering (e.g. a log-likelihood)")  # fmt: skip
+                   help="larger statistic = better clustering (e.g. a log-likelihood); needs "
+                        "--statistic")  # fmt: skip
     p.set_defaults(handler=cmd_significance)
 
-    p = sub.add_parser("demo", parents=[common], help="run everything on shipped data",
-                       description="Fit ranking models, cluster ballots with model selection, "
-                                   "rank labels and cluster label-ranking data, on data shipped "
-                                   "with the package; figures go to --plots (default "
-                                   "demo_output/).")  # fmt: skip
+    p = command("demo", help="run everything on shipped data",
+                description="Fit ranking models, cluster ballots with model selection, "
+                            "rank labels and cluster label-ranking data, on data shipped "
+                            "with the package; figures go to --plots (default "
+                            "demo_output/).")  # fmt: skip
     p.set_defaults(handler=cmd_demo)
 
-    p = sub.add_parser("reproduce", parents=[common], help="re-run a paper's experiments (quick)",
-                       description="Run experiments/*PAPER*.py --quick from a source checkout; "
-                                   "arguments after -- go to the script. "
-                                   "Papers: " + "; ".join(f"{k}: {v}" for k, v in PAPERS.items()))  # fmt: skip
+    p = command("reproduce", help="re-run a paper's experiments (quick)",
+                description="Run experiments/*PAPER*.py --quick from a source checkout; "
+                            "arguments after -- go to the script. "
+                            "Papers: " + "; ".join(f"{k}: {v}" for k, v in PAPERS.items()))  # fmt: skip
     p.add_argument("paper", metavar="PAPER", help=", ".join(PAPERS))
     p.add_argument("--full", action="store_true", help="run without --quick (slow)")
     p.add_argument("--experiments-dir", metavar="DIR", help="where the experiment scripts are")
     p.set_defaults(handler=cmd_reproduce)
+    from rankclust.cli_predict import add_predict_parser  # its own module: data in, no fit
+
+    add_predict_parser(command)
+
+    # every option of one command is refused by the others, with a reason
+    everything = set().union(*(_option_strings(c) for c in commands.values()))
+    for name, p in commands.items():
+        for option in sorted(everything - _option_strings(p)):
+            reason = _REFUSALS.get((name, option), f"not an option of 'rankclust {name}'")
+            p.add_argument(option, action=_Refuse, reason=reason, dest=f"_refused{option}")
     return parser
 
 
@@ -1498,15 +1791,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unexpected arguments after --: {' '.join(passthrough)}")
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    except BrokenPipeError:  # `rankclust --help | head -1`
+        _silence(sys.stdout)
+        return EXIT_SIGPIPE
     args.script_args = passthrough
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    console = _Console(quiet=args.quiet)
+    console = _Console(quiet=args.quiet, wide=getattr(args, "wide", False))
     prog = f"rankclust {args.command}"
     try:
         with _warnings_as_lines(console):
             return int(args.handler(args, console))
+    except BrokenPipeError:
+        # the reader of our output went away outside console.print: end as a pipe writer does
+        _silence(sys.stdout)
+        return EXIT_SIGPIPE
     except CLIError as exc:
         if args.debug:
             raise

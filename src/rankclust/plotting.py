@@ -6,6 +6,16 @@ what it drew on, so figures can be combined, restyled and saved by the caller::
     ax = plot_central_rankings(model.centers_)
     ax.figure.savefig("centers.png", dpi=150)
 
+Two rules hold in every figure:
+
+* **Result objects are accepted** where they carry what a figure shows: a fitted clusterer
+  (``centers_`` or ``central_rankings_``, ``labels_``), the result of
+  :func:`rankclust.cluster.select_k` (its ``table``) and of
+  :func:`rankclust.cluster.randomization_test`.
+* **Empty clusters keep their place and are labelled**: a cluster with no member is shown as
+  an explicitly labelled empty row, panel or legend entry (``"cluster 2 (n=0, empty)"``),
+  never dropped and never drawn as if it held data.
+
 The functions hold no mathematics beyond arranging numbers for display: the quantities shown
 (central rankings, pairwise counts, information criteria, null distributions) come from the
 estimators. Positions follow the rank-matrix convention of :mod:`rankclust.rankings`
@@ -39,6 +49,55 @@ _CRITERIA = ("bic", "icl", "aic")
 
 #: Largest default figure, in inches: figures of many items stay printable.
 _MAX_FIGSIZE = (20.0, 14.0)
+#: Width of a grid of pairwise panels, in inches (a page at print size); panels wrap to rows.
+_GRID_WIDTH = 16.0
+#: Label of an empty cluster, in titles, row labels and legends.
+_EMPTY = "n=0, empty"
+
+
+def _set_title(ax: Any, title: str, **kwargs: Any) -> None:
+    """A title wrapped to the width of its Axes, so that no title is clipped.
+
+    Constrained layout makes room above a title but not beside it: a title wider than its
+    Axes would run off the figure.
+    """
+    import textwrap
+
+    fig = ax.figure
+    width = ax.get_position().width * fig.get_figwidth()  # inches
+    size = kwargs.get("fontsize") or ax.title.get_fontsize()
+    chars = max(12, int(width * 72 / (0.55 * size)))
+    ax.set_title("\n".join(textwrap.wrap(str(title), chars)) or str(title), **kwargs)
+
+
+def _centers_of(obj: Any) -> Any:
+    """Central rankings of a fitted clusterer, or ``obj`` itself."""
+    for name in ("centers_", "central_rankings_"):
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value
+    return obj
+
+
+def _labels_of(obj: Any) -> Any:
+    """``labels_`` of a fitted estimator, or ``obj`` itself."""
+    value = getattr(obj, "labels_", None)
+    return obj if value is None else value
+
+
+def _cluster_title(name: str, size: float | None) -> str:
+    if size is None:
+        return name
+    return f"{name} ({_EMPTY})" if size == 0 else f"{name} (n={_fmt_size(size)})"
+
+
+def _check_sizes(cluster_sizes: Any, n_clusters: int) -> list[float] | None:
+    if cluster_sizes is None:
+        return None
+    sizes = [float(x) for x in np.asarray(cluster_sizes, dtype=np.float64).ravel()]
+    if len(sizes) != n_clusters:
+        raise ValueError(f"cluster_sizes has {len(sizes)} entries for {n_clusters} clusters")
+    return sizes
 
 
 def _new_axes(ax: Any, figsize: tuple[float, float]) -> Any:
@@ -103,9 +162,10 @@ def plot_central_rankings(
 
     Parameters
     ----------
-    centers : Rankings or array-like of int, shape (K, m) or (m,)
+    centers : Rankings, array-like of int, shape (K, m) or (m,), or a fitted clusterer
         Central rankings as position vectors (``centers[k, j]`` = 0-based position of item
-        ``j`` in cluster ``k``), e.g. a fitted clusterer's ``centers_``.
+        ``j`` in cluster ``k``), e.g. a fitted clusterer's ``centers_``; a fitted clusterer
+        itself also gives ``cluster_sizes`` (from its ``labels_``) unless they are given.
     items : sequence of str, optional
         Item names; default the names carried by ``centers`` (a Rankings) or ``0..m-1``.
     ax : matplotlib Axes, optional
@@ -116,7 +176,8 @@ def plot_central_rankings(
     annotate : bool, optional
         Print the position in each cell; default when ``m <= 30``.
     cluster_sizes : sequence of float, shape (K,), optional
-        Shown in the row labels (``"cluster 0 (n=120)"``).
+        Shown in the row labels (``"cluster 0 (n=120)"``); a cluster of size 0 is drawn as
+        a blank row labelled ``"(n=0, empty)"``.
     row_labels : sequence of str, shape (K,), optional
         Row names instead of ``"cluster k"`` (e.g. model names when comparing models).
     title : str or None, default="Central rankings"
@@ -138,9 +199,18 @@ def plot_central_rankings(
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['b', 'a', 'c']
     """
+    if cluster_sizes is None and hasattr(centers, "labels_"):
+        fitted_centers = _centers_of(centers)
+        k = len(_as_positions(fitted_centers))
+        lab = np.asarray(centers.labels_)
+        cluster_sizes = np.bincount(lab[lab >= 0].astype(np.int64), minlength=k)[:k]
+    centers = _centers_of(centers)
     pos = _as_positions(centers)
     n_clusters, m = pos.shape
     names = _item_names(items, m, centers)
+    sizes = _check_sizes(cluster_sizes, n_clusters)
+    empty = np.array([s == 0 for s in sizes]) if sizes is not None else np.zeros(n_clusters, bool)
+    pos = np.where(empty[:, None], -1, pos)  # an empty cluster's centre is not data
     if order not in ("mean", "given"):
         raise ValueError(f"order must be 'mean' or 'given', got {order!r}")
     if order == "mean" and n_clusters > 0:
@@ -165,12 +235,11 @@ def plot_central_rankings(
         rows = [str(r) for r in row_labels]
         if len(rows) != n_clusters:
             raise ValueError(f"row_labels has {len(rows)} entries for {n_clusters} rows")
-    if cluster_sizes is not None:
-        sizes = list(cluster_sizes)
-        if len(sizes) != n_clusters:
-            raise ValueError(f"cluster_sizes has {len(sizes)} entries for {n_clusters} clusters")
-        rows = [f"{r} (n={_fmt_size(s)})" for r, s in zip(rows, sizes, strict=True)]
+    if sizes is not None:
+        rows = [_cluster_title(r, s) for r, s in zip(rows, sizes, strict=True)]
     ax.set_yticks(np.arange(n_clusters), rows)
+    for k in np.flatnonzero(empty):
+        ax.text((m - 1) / 2, k, "empty cluster", ha="center", va="center", color="0.4")
     ax.set_xlabel("item")
     ax.set_ylabel("cluster" if row_labels is None else "")
     if annotate is None:
@@ -197,7 +266,7 @@ def plot_central_rankings(
     cbar.update_ticks()
     cbar.ax.invert_yaxis()  # best at the top
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
@@ -221,6 +290,37 @@ def _preference_fractions(C: Any) -> np.ndarray:
     return P
 
 
+def _win_order(C: np.ndarray) -> np.ndarray:
+    """Items by the share of their comparisons they win, best first (ties: item order).
+
+    The order of a cluster's pairwise panel when no central ranking is given.
+    """
+    P = _preference_fractions(C)
+    with np.errstate(invalid="ignore"):
+        compared = np.isfinite(P)
+        wins = np.where(compared, P, 0.0).sum(axis=1)
+        share = np.where(compared.any(axis=1), wins / np.maximum(compared.sum(axis=1), 1), -1.0)
+    return np.argsort(-share, kind="stable")
+
+
+def _center_order(position: np.ndarray) -> np.ndarray:
+    """Items by their position in a central ranking, absent items (``-1``) last."""
+    key = np.where(position >= 0, position, np.iinfo(np.int64).max)
+    return np.argsort(key, kind="stable")
+
+
+def _as_order(order: Any, m: int) -> np.ndarray:
+    perm = np.asarray(order, dtype=np.int64).ravel()
+    if perm.shape != (m,) or not np.array_equal(np.sort(perm), np.arange(m)):
+        raise ValueError(f"order must be a permutation of 0..{m - 1}")
+    return perm
+
+
+def _label_fontsize(m: int) -> float:
+    """Tick-label size that keeps one label per cell readable."""
+    return 9.0 if m <= 8 else 8.0 if m <= 14 else 7.0
+
+
 def plot_pairwise_matrix(
     C: Any,
     items: Sequence[str] | None = None,
@@ -229,6 +329,7 @@ def plot_pairwise_matrix(
     annotate: bool | None = None,
     colorbar: bool = True,
     title: str | None = "Pairwise preferences",
+    order: str | Sequence[int] = "given",
 ) -> Any:
     """Fraction of comparisons in which the row item is preferred to the column item.
 
@@ -247,6 +348,9 @@ def plot_pairwise_matrix(
         Print the fractions in the cells; default when ``m <= 12``.
     colorbar : bool, default=True
     title : str or None, default="Pairwise preferences"
+    order : {"given", "wins"} or sequence of int, default="given"
+        Row and column order: the items' own order, by the share of their comparisons each
+        item wins (best first), or an explicit permutation (e.g. a central ranking's order).
 
     Returns
     -------
@@ -270,14 +374,29 @@ def plot_pairwise_matrix(
     P = _preference_fractions(C)
     m = P.shape[0]
     names = _item_names(items, m)
+    if isinstance(order, str):
+        if order not in ("given", "wins"):
+            raise ValueError(f"order must be 'given', 'wins' or a permutation, got {order!r}")
+        perm = np.arange(m) if order == "given" else _win_order(np.asarray(C, dtype=float))
+    else:
+        perm = _as_order(order, m)
+    P = P[np.ix_(perm, perm)]
+    names = [names[j] for j in perm]
     ax = _new_axes(ax, (max(3.5, 0.45 * m + 2.0), max(3.0, 0.45 * m + 1.5)))
     import matplotlib.pyplot as plt
 
     cmap = plt.get_cmap("RdBu_r").with_extremes(bad="#dddddd")
     im = ax.imshow(np.ma.masked_invalid(P), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
     rot = _tick_rotation(names)
-    ax.set_xticks(np.arange(m), names, rotation=rot, ha="right" if rot else "center")
-    ax.set_yticks(np.arange(m), names)
+    size = _label_fontsize(m)
+    ax.set_xticks(
+        np.arange(m), names, rotation=rot, ha="right" if rot else "center", fontsize=size
+    )
+    if rot:
+        ax.tick_params(axis="x", labelrotation=rot)
+        for label in ax.get_xticklabels():
+            label.set_rotation_mode("anchor")
+    ax.set_yticks(np.arange(m), names, fontsize=size)
     ax.set_xlabel("less preferred item (column)")
     ax.set_ylabel("preferred item (row)")
     if annotate is None:
@@ -298,8 +417,25 @@ def plot_pairwise_matrix(
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="P(row above column)")
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
+
+
+def _grid_shape(n_panels: int, m: int, longest: int, ncols: int | None) -> tuple[int, int, float]:
+    """(rows, columns, panel side in inches) of a grid of pairwise panels over m items.
+
+    A panel grows with m (0.18 inch per item plus room for the names) so one label per
+    cell stays readable; panels wrap into rows of at most ``_GRID_WIDTH`` inches.
+    """
+    side = float(np.clip(1.0 + 0.18 * m + 0.05 * min(longest, 25), 2.8, 8.0))
+    if ncols is None:
+        widest = max(1, min(n_panels, int(_GRID_WIDTH // side)))
+        ncols = -(-n_panels // -(-n_panels // widest)) if n_panels else 1  # balanced rows
+    elif ncols < 1:
+        raise ValueError(f"ncols must be a positive integer, got {ncols}")
+    ncols = max(1, min(ncols, max(n_panels, 1)))
+    nrows = max(1, -(-n_panels // ncols))
+    return nrows, ncols, side
 
 
 def plot_pairwise_matrices(
@@ -307,8 +443,18 @@ def plot_pairwise_matrices(
     items: Sequence[str] | None = None,
     *,
     titles: Sequence[str] | None = None,
+    centers: Any = None,
+    cluster_sizes: Sequence[float] | None = None,
+    order: str = "central",
+    ncols: int | None = None,
+    annotate: bool | None = None,
 ) -> Any:
-    """One :func:`plot_pairwise_matrix` panel per cluster, side by side.
+    """One :func:`plot_pairwise_matrix` panel per cluster, wrapped into a grid.
+
+    Each panel lists the items in its cluster's order (best first), so a cluster's
+    consensus reads as a red upper triangle; the grid's panel size grows with the number of
+    items and panels wrap into rows, so 5 to 20 items and 8 clusters stay readable at print
+    size. An empty cluster keeps its panel, labelled ``"(n=0, empty)"``.
 
     Parameters
     ----------
@@ -316,12 +462,26 @@ def plot_pairwise_matrices(
         Per-cluster pairwise counts, e.g. ``R.pairwise_counts(labels=model.labels_)``.
     items : sequence of str, optional
     titles : sequence of str, shape (K,), optional
-        Panel titles; default ``"cluster k"``.
+        Panel titles; default ``"cluster k"``. The size is appended when known.
+    centers : Rankings, array-like of int, shape (K, m), or a fitted clusterer, optional
+        Central rankings (0-based positions, ``-1`` absent): each panel is ordered by its
+        cluster's central ranking (absent items last).
+    cluster_sizes : sequence of float, shape (K,), optional
+        Shown in each title (``"cluster 0 (n=120)"``); size 0 marks an empty cluster.
+    order : {"central", "given"}, default="central"
+        ``"central"``: by ``centers`` when given, else by the share of its comparisons each
+        item wins in the cluster (see :func:`plot_pairwise_matrix`); ``"given"``: the items'
+        own order in every panel.
+    ncols : int, optional
+        Panels per row; default as many as fit in 16 inches.
+    annotate : bool, optional
+        Print the fractions; default when ``m <= 8``.
 
     Returns
     -------
     fig : matplotlib Figure
-        With K axes holding one image each (plus one colour bar).
+        With K axes holding one image each (an empty cluster's axes hold none), the unused
+        cells of the grid removed, and one colour bar.
 
     Notes
     -----
@@ -342,32 +502,67 @@ def plot_pairwise_matrices(
     if C.ndim != 3:
         raise ValueError(f"C must have shape (K, m, m), got {C.shape}")
     n_clusters, m = C.shape[0], C.shape[1]
+    names = _item_names(items, m, centers)
     if titles is None:
         titles = [f"cluster {k}" for k in range(n_clusters)]
     if len(titles) != n_clusters:
         raise ValueError(f"titles has {len(titles)} entries for {n_clusters} clusters")
-    size = max(3.0, 0.4 * m + 1.5)
+    sizes = _check_sizes(cluster_sizes, n_clusters)
+    if order not in ("central", "given"):
+        raise ValueError(f"order must be 'central' or 'given', got {order!r}")
+    pos = None
+    if centers is not None:
+        pos = _as_positions(_centers_of(centers))
+        if pos.shape != (n_clusters, m):
+            raise ValueError(f"centers must have shape ({n_clusters}, {m}), got {pos.shape}")
+    nrows, ncols, side = _grid_shape(n_clusters, m, max((len(x) for x in names), default=1), ncols)
     fig, axes = plt.subplots(
-        1,
-        max(n_clusters, 1),
-        figsize=(
-            min(size * max(n_clusters, 1) + 1.0, _MAX_FIGSIZE[0]),
-            min(size, _MAX_FIGSIZE[1]),
-        ),
+        nrows,
+        ncols,
+        figsize=(side * ncols + 1.2, side * nrows + 0.3),
         layout="constrained",
         squeeze=False,
     )
+    if annotate is None:
+        annotate = m <= 8
+    image = None
     for k in range(n_clusters):
+        ax = axes[k // ncols, k % ncols]
+        empty = (sizes is not None and sizes[k] == 0) or not C[k].any()
+        title = _cluster_title(str(titles[k]), 0 if empty else (sizes[k] if sizes else None))
+        if empty:
+            _empty_panel(ax, title)
+            continue
+        if order == "given":
+            perm: Any = "given"
+        elif pos is not None:
+            perm = _center_order(pos[k])
+        else:
+            perm = "wins"
         plot_pairwise_matrix(
-            C[k], items, ax=axes[0, k], colorbar=False, title=titles[k], annotate=m <= 8
+            C[k], names, ax=ax, colorbar=False, title=title, annotate=annotate, order=perm
         )
-        if k > 0:
-            axes[0, k].set_ylabel("")
-    if n_clusters:
-        fig.colorbar(
-            axes[0, 0].get_images()[0], ax=axes[0, :].tolist(), label="P(row above column)"
-        )
+        image = ax.get_images()[0]
+        if k % ncols:
+            ax.set_ylabel("")
+        if k + ncols < n_clusters:
+            ax.set_xlabel("")
+    for k in range(n_clusters, nrows * ncols):
+        axes[k // ncols, k % ncols].remove()
+    if image is not None:
+        used = [a for a in axes.ravel()[:n_clusters]]
+        fig.colorbar(image, ax=used, label="P(row above column)", shrink=0.6 if nrows > 1 else 0.9)
     return fig
+
+
+def _empty_panel(ax: Any, title: str) -> None:
+    """The one drawing of an empty cluster: a framed blank panel that says so."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_aspect("equal")
+    ax.text(0.5, 0.5, "empty cluster\n(no member)", ha="center", va="center", color="0.4",
+            transform=ax.transAxes)  # fmt: skip
+    _set_title(ax, title)
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,26 +600,40 @@ def plot_bic(
     *,
     criteria: Sequence[str] | None = None,
     title: str | None = "Model selection",
+    mark_best: bool = True,
+    style: str = "auto",
 ) -> Any:
-    """Information criteria against the number of clusters K; the minimum of each is starred.
+    """Information criteria against the number of clusters K, each readable on its own scale.
 
     Parameters
     ----------
-    table : mapping, sequence of mappings, or DataFrame
-        Columns (case-insensitive) ``k`` (or ``n_clusters``/``n_components``) and at least one
-        of ``bic``, ``icl``, ``aic`` (lower is better), e.g.
-        ``{"k": [1, 2, 3], "bic": [...], "icl": [...]}`` or
+    table : SelectKResult, mapping, sequence of mappings, or DataFrame
+        The result of :func:`rankclust.cluster.select_k` (its ``table`` is drawn and its
+        ``criterion`` named), or columns (case-insensitive) ``k`` (or
+        ``n_clusters``/``n_components``) and at least one of ``bic``, ``icl``, ``aic``
+        (lower is better), e.g. ``{"k": [1, 2, 3], "bic": [...], "icl": [...]}`` or
         ``[{"k": 1, "bic": ...}, {"k": 2, "bic": ...}]``.
     ax : matplotlib Axes, optional
+        Draw on this Axes (style ``"difference"`` for several criteria).
     criteria : sequence of str, optional
         Columns to draw (lower is better), e.g. ``["objective"]`` for a k-means elbow plot;
         default every one of ``bic``, ``icl``, ``aic`` present.
     title : str or None, default="Model selection"
+    mark_best : bool, default=True
+        Star the K minimising each criterion. Pass False where the criterion cannot choose
+        K (an objective that decreases with K, read for an elbow).
+    style : {"auto", "panels", "difference", "single"}, default="auto"
+        ``"panels"``: one panel per criterion, each on its own y-scale with its values in
+        full; ``"difference"``: one Axes, each criterion minus its minimum (0 = its best
+        K); ``"single"``: one Axes, raw values (readable for one criterion or criteria of
+        similar size). ``"auto"``: ``"single"`` for one criterion, else ``"panels"`` (or
+        ``"difference"`` when ``ax`` is given).
 
     Returns
     -------
-    ax : matplotlib Axes
-        One line per criterion, labelled with its upper-case name.
+    Figure for ``"panels"`` (one Axes per criterion), else the Axes drawn on.
+        Each criterion is one line labelled with its upper-case name; a star marks its
+        minimum (label ``"_best_<name>"``) when ``mark_best``.
 
     Notes
     -----
@@ -434,10 +643,13 @@ def plot_bic(
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> ax = plot_bic({"k": [1, 2, 3], "bic": [30.0, 20.0, 25.0], "aic": [28.0, 15.0, 14.0]})
-    >>> [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
-    ['BIC', 'AIC']
+    >>> fig = plot_bic({"k": [1, 2, 3], "bic": [30.0, 20.0, 25.0], "aic": [28.0, 15.0, 14.0]})
+    >>> [ax.get_title() for ax in fig.axes]
+    ['BIC (best K=2)', 'AIC (best K=3)']
     """
+    chosen = getattr(table, "criterion", None)
+    if hasattr(table, "table") and not isinstance(table, Mapping | Sequence):
+        table = table.table
     cols = _table_columns(table)
     kcol = next((c for c in _K_COLUMNS if c in cols), None)
     if kcol is None:
@@ -451,36 +663,93 @@ def plot_bic(
         crits = [c for c in _CRITERIA if c in cols]
     if not crits:
         raise ValueError(f"table needs at least one criterion column among {_CRITERIA}")
+    if style not in ("auto", "panels", "difference", "single"):
+        raise ValueError(
+            f"style must be 'auto', 'panels', 'difference' or 'single', got {style!r}"
+        )
+    if style == "auto":
+        style = "single" if len(crits) == 1 else ("difference" if ax is not None else "panels")
+    if style == "panels" and ax is not None:
+        raise ValueError("style='panels' draws its own figure; pass ax=None")
     ks = cols[kcol]
     order = np.argsort(ks, kind="stable")
     ks = ks[order]
-    ax = _new_axes(ax, (5.0, 3.5))
-    markers = {"bic": "o", "icl": "s", "aic": "^"}
+    series = {}
     for name in crits:
         values = cols[name][order]
         if len(values) != len(ks):
             raise ValueError(f"column {name!r} has {len(values)} values for {len(ks)} K values")
-        (line,) = ax.plot(ks, values, marker=markers.get(name, "o"), label=name.upper())
-        finite = np.isfinite(values)
-        if finite.any():
-            best = int(np.flatnonzero(finite)[np.argmin(values[finite])])
-            ax.plot(
-                ks[best],
-                values[best],
-                marker="*",
-                markersize=16,
-                color=line.get_color(),
-                linestyle="none",
-                label="_best_" + name,
-            )
-    ax.set_xticks(ks)
+        series[name] = values
+
+    if style == "panels":
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(
+            1, len(crits), figsize=(3.6 * len(crits) + 0.4, 3.4), layout="constrained",
+            sharex=True, squeeze=False,
+        )  # fmt: skip
+        for i, name in enumerate(crits):
+            ax_i = axes[0, i]
+            best = _draw_criterion(ax_i, ks, series[name], name, f"C{i}", mark_best)
+            head = name.upper()
+            if best is not None and mark_best:
+                head += f" (best K={_fmt_size(best)})"
+            if name == chosen:
+                head += ", used"
+            ax_i.set_title(head, fontsize=10)
+            ax_i.set_xlabel("number of clusters K")
+            _plain_y(ax_i)
+        axes[0, 0].set_ylabel("lower is better")
+        if title:
+            fig.suptitle(title)
+        return fig
+
+    ax = _new_axes(ax, (5.0, 3.5))
+    for i, name in enumerate(crits):
+        values = series[name]
+        if style == "difference":
+            finite = np.isfinite(values)
+            values = values - (values[finite].min() if finite.any() else 0.0)
+        _draw_criterion(ax, ks, values, name, f"C{i}", mark_best)
     ax.set_xlabel("number of clusters K")
-    ax.set_ylabel("criterion (lower is better)")
-    ax.legend()
-    ax.grid(alpha=0.3)
+    if style == "difference":
+        ax.set_ylabel("criterion minus its minimum\n(0 = best K; lower is better)")
+    else:
+        ax.set_ylabel("criterion (lower is better)")
+    _plain_y(ax)
+    ax.legend(fontsize=8)
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
+
+
+def _draw_criterion(
+    ax: Any, ks: np.ndarray, values: np.ndarray, name: str, color: str, mark_best: bool
+) -> float | None:
+    """One criterion's line (and its star at the minimum); returns the best K or None."""
+    markers = {"bic": "o", "icl": "s", "aic": "^"}
+    ax.plot(ks, values, marker=markers.get(name, "o"), color=color, label=name.upper())
+    ax.set_xticks(ks)
+    ax.grid(alpha=0.3)
+    finite = np.isfinite(values)
+    if not finite.any():
+        return None
+    best = int(np.flatnonzero(finite)[np.argmin(values[finite])])
+    if mark_best:
+        ax.plot(
+            ks[best], values[best], marker="*", markersize=16, color=color,
+            markeredgecolor="black", linestyle="none", label="_best_" + name,
+        )  # fmt: skip
+    return float(ks[best])
+
+
+def _plain_y(ax: Any) -> None:
+    """Full numbers on the y axis (no "+6.9e4" offset that hides the values)."""
+    from matplotlib.ticker import ScalarFormatter
+
+    formatter = ScalarFormatter(useOffset=False)
+    formatter.set_scientific(False)
+    ax.yaxis.set_major_formatter(formatter)
 
 
 # --------------------------------------------------------------------------------------------
@@ -494,17 +763,18 @@ def plot_feature_clusters(
     random_state: int | None = 0,
     names: Sequence[str] | None = None,
     title: str | None = "Clusters in feature space",
+    standardize: bool = True,
+    n_clusters: int | None = None,
 ) -> Any:
-    """Points on their first two principal components, coloured by cluster.
+    """Points on the first two principal components of their standardised features.
 
     Parameters
     ----------
     X : array-like of float, shape (n, d)
-        Features; standardised is usually best. With ``d == 1`` the feature itself is the
-        horizontal axis.
-    labels : array-like of int, shape (n,)
-        Cluster of each point (e.g. ``model.labels_``); negative labels are drawn grey as
-        "unassigned".
+        Features. With ``d == 1`` the feature itself is the horizontal axis.
+    labels : array-like of int, shape (n,), or a fitted estimator
+        Cluster of each point (e.g. ``model.labels_``, or the fitted model itself);
+        negative labels are drawn grey as "unassigned".
     ax : matplotlib Axes, optional
     random_state : int or None, default=0
         Passed to :class:`sklearn.decomposition.PCA` (its randomised solver on large data).
@@ -512,11 +782,18 @@ def plot_feature_clusters(
         Legend name of each label value ``k`` (``names[k]``), e.g. label names when the
         points are coloured by their predicted top label; default ``"cluster k"``.
     title : str or None, default="Clusters in feature space"
+    standardize : bool, default=True
+        Centre each feature and divide it by its standard deviation before the PCA (a
+        constant feature stays 0), so that no feature dominates by its unit alone; the axis
+        labels say so. False runs the PCA on the features as given.
+    n_clusters : int, optional
+        Number of clusters of the model (default ``labels.max() + 1``): a cluster with no
+        point gets a legend entry ``"cluster k (n=0, empty)"``.
 
     Returns
     -------
     ax : matplotlib Axes
-        One scatter collection per cluster, with a legend ``cluster k (n)``.
+        One scatter collection per non-empty cluster, with a legend ``cluster k (n=...)``.
 
     Notes
     -----
@@ -539,37 +816,52 @@ def plot_feature_clusters(
         raise ValueError(f"X must have shape (n, d), got {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinite values")
-    labels = np.asarray(labels)
+    labels = np.asarray(_labels_of(labels))
     if labels.shape != (X.shape[0],):
         raise ValueError(f"labels must have shape ({X.shape[0]},), got {labels.shape}")
     n, d = X.shape
+    if standardize and n:
+        std = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    scaled = " of standardised features" if standardize else ""
     if d >= 2 and n >= 2:
         pca = PCA(n_components=2, random_state=random_state)
         Z = pca.fit_transform(X)
         ratio = pca.explained_variance_ratio_
-        xlabel = f"PC1 ({100 * ratio[0]:.0f}% of variance)"
-        ylabel = f"PC2 ({100 * ratio[1]:.0f}% of variance)"
+        xlabel = f"PC1{scaled} ({100 * ratio[0]:.0f}% of variance)"
+        ylabel = f"PC2{scaled} ({100 * ratio[1]:.0f}% of variance)"
     else:
         Z = np.c_[X[:, :1] if d else np.zeros((n, 1)), np.zeros(n)]
-        xlabel, ylabel = "feature 0", ""
-    ax = _new_axes(ax, (5.0, 4.0))
+        xlabel, ylabel = "feature 0" + (" (standardised)" if standardize else ""), ""
+    ax = _new_axes(ax, (5.5, 4.2))
     import matplotlib.pyplot as plt
 
-    cmap = plt.get_cmap("tab10" if len(np.unique(labels)) <= 10 else "tab20")
-    for idx, k in enumerate(np.unique(labels)):
+    present = np.unique(labels)
+    k_max = int(present.max()) + 1 if present.size and present.max() >= 0 else 0
+    if n_clusters is None:
+        n_clusters = k_max
+    elif n_clusters < k_max:
+        raise ValueError(f"labels go up to {k_max - 1} but n_clusters={n_clusters}")
+    if names is not None and len(names) < n_clusters:
+        raise ValueError(f"names has {len(names)} entries for {n_clusters} clusters")
+    cmap = plt.get_cmap("tab10" if n_clusters <= 10 else "tab20")
+    if (labels < 0).any():
+        sel = labels < 0
+        ax.scatter(Z[sel, 0], Z[sel, 1], s=12, color="0.6", label=f"unassigned (n={sel.sum()})")
+    for k in range(n_clusters):
         sel = labels == k
-        if k < 0:
-            ax.scatter(Z[sel, 0], Z[sel, 1], s=12, color="0.6", label=f"unassigned ({sel.sum()})")
-        else:
-            name = names[k] if names is not None else f"cluster {k}"
-            ax.scatter(
-                Z[sel, 0], Z[sel, 1], s=12, color=cmap(idx % cmap.N), label=f"{name} ({sel.sum()})"
-            )
+        name = names[k] if names is not None else f"cluster {k}"
+        if not sel.any():  # the empty-cluster rule: a labelled legend entry, no points
+            ax.scatter([], [], s=12, facecolor="none", edgecolor="0.5",
+                       label=_cluster_title(str(name), 0))  # fmt: skip
+            continue
+        ax.scatter(Z[sel, 0], Z[sel, 1], s=12, color=cmap(k % cmap.N),
+                   label=_cluster_title(str(name), int(sel.sum())))  # fmt: skip
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8, markerscale=1.5)
     if title:
-        ax.set_title(title)
+        _set_title(ax, title)
     return ax
 
 
@@ -578,7 +870,7 @@ def plot_feature_clusters(
 # --------------------------------------------------------------------------------------------
 def plot_randomization_test(
     null_values: Any,
-    observed: float,
+    observed: float | None = None,
     p_value: float | None = None,
     ax: Any = None,
     *,
@@ -590,10 +882,12 @@ def plot_randomization_test(
 
     Parameters
     ----------
-    null_values : array-like of float, shape (h,)
-        The statistic on each randomised data set (the null distribution).
+    null_values : array-like of float, shape (h,), or a RandomizationTestResult
+        The statistic on each randomised data set (the null distribution), or the result of
+        :func:`rankclust.cluster.randomization_test` (which also gives ``observed`` and
+        ``p_value``).
     observed : float
-        The statistic on the real data.
+        The statistic on the real data (required unless a result object is given).
     p_value : float, optional
         Shown in the title and legend when given.
     ax : matplotlib Axes, optional
@@ -620,6 +914,13 @@ def plot_randomization_test(
     >>> ax.get_title()
     'Randomisation test (p = 0.2)'
     """
+    if hasattr(null_values, "null_distribution"):
+        result = null_values
+        null_values = result.null_distribution
+        observed = result.statistic if observed is None else observed
+        p_value = result.pvalue if p_value is None else p_value
+    if observed is None:
+        raise TypeError("observed is required when null_values is not a result object")
     null = np.asarray(null_values, dtype=np.float64).ravel()
     if null.size == 0:
         raise ValueError("null_values is empty")
@@ -630,13 +931,14 @@ def plot_randomization_test(
     ax.hist(
         null, bins=bins, color="0.7", edgecolor="0.3", label=f"randomised data (h={null.size})"
     )
-    label = f"observed = {observed:.4g}"
+    label = f"observed = {observed:.6g}"
     if p_value is not None:
         label += f", p = {p_value:.3g}"
     ax.axvline(observed, color="C3", linewidth=2, label=label)
     ax.set_xlabel(statistic)
     ax.set_ylabel("number of randomised data sets")
-    ax.legend(fontsize=8)
+    ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
+    ax.legend(fontsize=8, loc="upper right")
     if title:
-        ax.set_title(title if p_value is None else f"{title} (p = {p_value:.3g})")
+        _set_title(ax, title if p_value is None else f"{title} (p = {p_value:.3g})")
     return ax

@@ -246,8 +246,11 @@ class Rankings:
 
         Parameters
         ----------
-        orderings : iterable of sequences
-            ``orderings[i][p]`` is the item (or bucket of items) at position ``p``.
+        orderings : iterable of sequences, or DataFrame
+            ``orderings[i][p]`` is the item (or bucket of items) at position ``p``: a 0-based
+            item index, or an item name when ``items`` is given. A pandas DataFrame is read
+            row by row (column ``p`` = position ``p``); missing cells (NaN, None) end a
+            shorter ordering and may only trail the present ones.
         n_items : int, optional
             Number of items; default ``len(items)`` if given, else the largest item + 1.
         kind, weights, items
@@ -256,18 +259,29 @@ class Rankings:
         Raises
         ------
         ValueError
-            Naming the row, on a duplicate item, a negative or out-of-range item, or a
-            non-integer item.
+            Naming the row, on a duplicate item, a negative or out-of-range item, a
+            non-integer item (or, with ``items``, a name not among them).
 
         Examples
         --------
         >>> Rankings.from_orderings([[1, (0, 2)]]).ranks
         array([[1, 0, 1]])
+        >>> Rankings.from_orderings([["b", "a"]], items=["a", "b", "c"]).ranks
+        array([[ 1,  0, -1]])
         """
-        if isinstance(orderings, np.ndarray) and orderings.ndim == 2:
+        if _is_dataframe(orderings):
+            orderings = _dataframe_orderings(orderings)
+        if (
+            isinstance(orderings, np.ndarray)
+            and orderings.ndim == 2
+            and orderings.dtype.kind in "iuf"
+        ):
             return cls._from_ordering_matrix(
                 orderings, n_items, kind=kind, weights=weights, items=items
             )
+        if isinstance(orderings, np.ndarray):
+            orderings = orderings.tolist()
+        names = None if items is None else {str(x): j for j, x in enumerate(items)}
         rows: list[list[tuple[int, int]]] = []
         max_item = -1
         for i, ordering in enumerate(orderings):
@@ -280,9 +294,10 @@ class Rankings:
                 if len(bucket) == 0:
                     raise _row_error(i, f"empty bucket at position {pos}")
                 for item in bucket:
-                    j = _as_item(item, i)
+                    j = _as_item(item, i, names)
                     if j in seen:
-                        raise _row_error(i, f"item {j} appears more than once")
+                        shown = repr(item) if isinstance(item, str) else j
+                        raise _row_error(i, f"item {shown} appears more than once")
                     seen.add(j)
                     row.append((j, pos))
                     max_item = max(max_item, j)
@@ -351,7 +366,9 @@ class Rankings:
         """Build from 1-based ranks with 0 or NaN for a missing item.
 
         This is the format of the label-ranking CSV files: ``ranks[i, j]`` is the rank of
-        label ``j`` (1 = best). Equal ranks are ties.
+        label ``j`` (1 = best). Equal ranks are ties. A pandas DataFrame keeps its column
+        names as ``items`` (unless ``items`` is given; default integer columns ``0..m-1``
+        mean unnamed items); see also :meth:`from_dataframe`.
 
         Raises
         ------
@@ -364,6 +381,11 @@ class Rankings:
         array([[ 1,  0,  2],
                [ 0, -1,  1]])
         """
+        if _is_dataframe(ranks):
+            from rankclust._dataframes import dataframe_rank_matrix
+
+            ranks, names = dataframe_rank_matrix(ranks)
+            items = names if items is None else items
         arr = _as_2d(ranks, allow_nan=True)
         if arr.dtype.kind == "f":
             bad = np.isinf(arr)
@@ -417,6 +439,124 @@ class Rankings:
         return cls.from_orderings(
             [list(p) for p in arr.tolist()], n_items, kind="subset", weights=weights, items=items
         )
+
+    @classmethod
+    def from_dataframe(
+        cls,
+        df: Any,
+        layout: Literal["wide", "long"] = "wide",
+        *,
+        kind: Kind | None = None,
+        items: Sequence[str] | None = None,
+        respondent: str = "respondent",
+        item: str = "item",
+        rank: str = "rank",
+        weight: str | None = "weight",
+    ) -> Rankings:
+        """Build from a pandas DataFrame of 1-based ranks (the inverse of :meth:`to_dataframe`).
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            ``layout="wide"``: one row per ranking, one column per item holding its 1-based
+            rank (0, NaN or ``<NA>`` = absent; equal ranks = ties). ``layout="long"``: one
+            row per (ranking, item) with columns ``respondent``, ``item`` and ``rank``;
+            rankings follow the order in which their respondent first appears, and an item
+            with no row in a ranking is absent from it (a row whose item is missing keeps an
+            otherwise empty ranking).
+        layout : {"wide", "long"}, default="wide"
+        kind : {"subset", "top"}, optional
+            Default: the one :meth:`to_dataframe` stored in ``df.attrs``, else ``"subset"``.
+        items : sequence of str, optional
+            Item names, in item order. Wide: default the column names. Long: default the
+            categories of a categorical ``item`` column, else the sorted distinct items.
+            Integer labels ``0..m-1`` in that order mean unnamed items.
+        respondent, item, rank : str
+            Column names of the long layout.
+        weight : str or None, default="weight"
+            Column holding one weight per ranking (constant within a respondent in the long
+            layout), used when present; None reads no weights.
+
+        Returns
+        -------
+        Rankings
+
+        Raises
+        ------
+        ValueError
+            On a missing or non-numeric column, a repeated (respondent, item) pair, or a
+            weight that varies within one respondent, naming the offending row.
+
+        Notes
+        -----
+        pandas is imported only here (the optional extra ``rankclust[pandas]``).
+        Complexity: O(n m) time and memory (O(rows log rows) for the long layout).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": [1, 2], "b": [2, None], "c": [3, 1]})
+        >>> R = Rankings.from_dataframe(df)
+        >>> R.items, R.ranks.tolist()
+        (('a', 'b', 'c'), [[0, 1, 2], [1, -1, 0]])
+        """
+        from rankclust._dataframes import rankings_from_dataframe
+
+        return rankings_from_dataframe(
+            cls, df, layout, kind=kind, items=items, respondent=respondent, item=item,
+            rank=rank, weight=weight,
+        )  # fmt: skip
+
+    def to_dataframe(
+        self,
+        layout: Literal["wide", "long"] = "wide",
+        *,
+        index: Any = None,
+        respondent: str = "respondent",
+        item: str = "item",
+        rank: str = "rank",
+        weight: str = "weight",
+    ) -> Any:
+        """The rankings as a pandas DataFrame of 1-based ranks.
+
+        Parameters
+        ----------
+        layout : {"wide", "long"}, default="wide"
+            ``"wide"``: one row per ranking, one column per item (its 1-based rank, ``<NA>``
+            when absent; nullable ``Int64`` when some item is absent). ``"long"``: one row
+            per (ranking, present item) with columns ``respondent``, ``item`` (categorical,
+            categories = all items in order) and ``rank``; an empty ranking keeps one row
+            with a missing item and rank.
+        index : array-like, shape (n_rankings,), optional
+            Row ids: the wide frame's index, or the long frame's ``respondent`` values
+            (default ``0..n-1``).
+        respondent, item, rank, weight : str
+            Column names. The ``weight`` column is written only for weighted rankings.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``df.attrs["rankclust_kind"]`` holds ``kind``, so
+            ``Rankings.from_dataframe(R.to_dataframe(layout), layout) == R``.
+
+        Notes
+        -----
+        Unnamed items become the integer columns (or categories) ``0..m-1``.
+        Complexity: O(n m) time and memory.
+
+        Examples
+        --------
+        >>> R = Rankings.from_orderings([["b", "a"]], items=["a", "b", "c"])
+        >>> R.to_dataframe()
+           a  b     c
+        0  2  1  <NA>
+        """
+        from rankclust._dataframes import rankings_to_dataframe
+
+        return rankings_to_dataframe(
+            self, layout, index=index, respondent=respondent, item=item, rank=rank,
+            weight=weight,
+        )  # fmt: skip
 
     # ---------------------------------------------------------------- basic properties
     @property
@@ -723,11 +863,20 @@ def check_rankings(
     n_items: int | None = None,
     kinds: Sequence[str] = KINDS,
     name: str = "R",
+    items: Sequence[str] | None = None,
 ) -> Rankings:
     """Convert input to :class:`Rankings` and check what a method needs.
 
     A :class:`Rankings` is never re-validated; anything else is read as 1-based ranks with 0 or
-    NaN for missing (:meth:`Rankings.from_ranks`) of the given ``kind`` (default "subset").
+    NaN for missing (:meth:`Rankings.from_ranks`) of the given ``kind`` (default "subset"); a
+    pandas DataFrame keeps its column names as ``items``.
+
+    **Item names** (the one home of this rule, used by every estimator's ``predict``,
+    ``logpdf`` and ``score``): when ``items`` (the names seen in ``fit``) is given and ``R``
+    has names too, the columns of ``R`` are matched by name and reordered to ``items``; a name
+    that is unknown or missing is refused with one line. When either side has no names the
+    columns are taken by position (only their number is checked), as scikit-learn does with
+    ``feature_names_in_``.
 
     Parameters
     ----------
@@ -744,11 +893,22 @@ def check_rankings(
         The kinds the method supports.
     name : str
         Name of the argument, for messages.
+    items : sequence of str, optional
+        Item names seen in ``fit`` (an estimator's ``items_``): align ``R`` to them by name.
     """
-    if not isinstance(R, Rankings):
+    if _is_dataframe(R):  # pandas' own reader: nullable columns, 0..m-1 labels unnamed
         R = Rankings.from_ranks(R, kind=kind or "subset")
+    elif not isinstance(R, Rankings):
+        names = _column_names(R)
+        R = Rankings.from_ranks(
+            R.to_numpy() if names is not None else R,
+            kind=kind or "subset",
+            items=names,
+        )
     if R.kind not in kinds:
         raise ValueError(f"{name}: kind={R.kind!r} is not supported here (supported: {kinds})")
+    if items is not None:
+        R = _align_items(R, items, name=name)
     if n_items is not None and R.n_items != n_items:
         raise ValueError(f"{name} has {R.n_items} items, expected {n_items}")
     if not allow_ties:
@@ -765,6 +925,54 @@ def check_rankings(
                 f"{min_length}"
             )
     return R
+
+
+def _column_names(data: Any) -> list[str] | None:
+    """The column names of a frame-like object other than a pandas DataFrame (``columns``
+    and ``to_numpy``, as str), None for anything else."""
+    columns = getattr(data, "columns", None)
+    if columns is None or not hasattr(data, "to_numpy"):
+        return None
+    return [str(c) for c in columns]
+
+
+def _align_items(R: Rankings, items: Sequence[str], *, name: str = "R") -> Rankings:
+    """``R`` with its columns in the order of the names ``items`` (see :func:`check_rankings`).
+
+    Returns ``R`` unchanged when it has no names or already has these names in this order.
+
+    Raises
+    ------
+    ValueError
+        When the names of ``R`` are not exactly ``items`` (in some order), naming up to five
+        unknown and missing names.
+    """
+    items = tuple(items)
+    if R.items is None or R.items == items:
+        return R
+    want = set(items)
+    unknown = [x for x in R.items if x not in want]
+    have = set(R.items)
+    missing = [x for x in items if x not in have]
+    if unknown or missing:
+        parts = []
+        if unknown:
+            parts.append(f"unknown item(s) {_few(unknown)}")
+        if missing:
+            parts.append(f"missing item(s) {_few(missing)}")
+        raise ValueError(
+            f"{name}: item names do not match the {len(items)} items seen in fit: "
+            + "; ".join(parts)
+        )
+    where = {x: j for j, x in enumerate(R.items)}
+    cols = np.array([where[x] for x in items], dtype=np.intp)
+    # a column permutation keeps every row's positions dense: no re-validation needed
+    return R._replace(ranks=R.ranks[:, cols], items=items)
+
+
+def _few(names: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(repr(x) for x in names[:limit])
+    return shown + (f" (and {len(names) - limit} more)" if len(names) > limit else "")
 
 
 def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
@@ -822,13 +1030,33 @@ def _as_rank_matrix(ranks: Any) -> np.ndarray:
     return arr
 
 
-def _as_item(item: Any, row: int) -> int:
+def _is_dataframe(obj: Any) -> bool:
+    """True for a pandas DataFrame, without importing pandas."""
+    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
+
+
+def _dataframe_orderings(df: Any) -> list[list[Any]]:
+    from rankclust._dataframes import dataframe_orderings
+
+    return dataframe_orderings(df)
+
+
+def _as_item(item: Any, row: int, names: dict[str, int] | None = None) -> int:
+    """Index of one item of an ordering: an integer, or a name looked up in ``names``."""
+    if isinstance(item, str) and names is not None:
+        if item not in names:
+            raise _row_error(row, f"item {item!r} is not one of the {len(names)} items")
+        return names[item]
     if isinstance(item, bool | np.bool_):
         raise _row_error(row, f"item {item!r} is not an integer")
     if isinstance(item, int | np.integer):
         j = int(item)
     elif isinstance(item, float | np.floating) and float(item).is_integer():
         j = int(item)
+    elif isinstance(item, str):
+        raise _row_error(
+            row, f"item {item!r} is not an integer (to give items by name, pass items=[...])"
+        )
     else:
         raise _row_error(row, f"item {item!r} is not an integer")
     if j < 0:

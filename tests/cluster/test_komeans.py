@@ -159,9 +159,11 @@ def test_empty_cluster_policies_and_errors():
     # with this seed the random partition of 3 orders into 3 clusters leaves cluster 2 empty
     assert 2 not in np.random.RandomState(0).randint(3, size=3)
     R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0], [1, 0, 2]], n_items=3)
-    km = KOMeans(3, n_init=1, empty_cluster="drop", random_state=0).fit(R)
+    km = KOMeans(3, init="random_partition", n_init=1, empty_cluster="drop", random_state=0).fit(R)
     assert km.n_clusters_ == km.centers_.n_rankings == 2
-    km = KOMeans(3, n_init=1, empty_cluster="reseed", random_state=0).fit(R)
+    km = KOMeans(3, init="random_partition", n_init=1, empty_cluster="reseed", random_state=0).fit(
+        R
+    )
     assert km.n_clusters_ == 3 and len(np.unique(km.labels_)) == 3
     R = Rankings.from_orderings([[0, 1, 2]] * 6, n_items=3)
     with pytest.raises(ValueError, match="larger than"):
@@ -265,11 +267,11 @@ def test_kmeanspp_reproducible_with_random_state(metric):
         assert e.objective_ == pytest.approx(d_own.sum())
 
 
-def test_default_init_unchanged():
-    # the default is still the random partition, drawing exactly as before k-means++ existed
+def test_random_partition_init_unchanged():
+    # the published random partition (no longer the default) draws exactly as before
     R, _ = make_planted_chains(100, n_items=8, length=4, n_clusters=2, random_state=0)
-    assert KOMeans().init == "random_partition"
-    km = KOMeans(2, n_init=1, random_state=3).fit(R)
+    assert KOMeans().init == "k-means++"
+    km = KOMeans(2, init="random_partition", n_init=1, random_state=3).fit(R)
     ref = KOMeans(2)._single_run(
         _OrderData(R), np.random.RandomState(3).randint(2, size=100).astype(np.int64)
     )

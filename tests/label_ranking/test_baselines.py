@@ -74,7 +74,8 @@ def test_rpc_uses_observed_pairs_and_votes(rng):
     X, Y = _linear_data(rng, m=3)
     Ym = Y.astype(float)
     Ym[:, 2] = np.nan  # label 2 never observed: its pairs get probability 1/2
-    rpc = PairwiseLabelRanker().fit(X, Ym)
+    with pytest.warns(UserWarning, match="appear in no training ranking"):
+        rpc = PairwiseLabelRanker().fit(X, Ym)
     assert rpc.estimators_[0, 2] == 0.5 and rpc.estimators_[1, 2] == 0.5
     P = rpc.predict_pairwise(X)
     np.testing.assert_allclose(P + P.transpose(0, 2, 1), np.broadcast_to(1 - np.eye(3), P.shape))
@@ -82,7 +83,11 @@ def test_rpc_uses_observed_pairs_and_votes(rng):
         rpc.scaler_.transform(X), Y[:, 0] < Y[:, 1]
     )
     np.testing.assert_allclose(P[:, 0, 1], lr.predict_proba(rpc.scaler_.transform(X))[:, 1])
-    np.testing.assert_array_equal(rpc.predict(X), _order_by_scores(P.sum(axis=2)) + 1)
+    # the unseen label goes last; the others keep the order of their votes
+    votes = P.sum(axis=2)
+    votes[:, 2] = -np.inf
+    np.testing.assert_array_equal(rpc.predict(X), _order_by_scores(votes) + 1)
+    assert (rpc.predict(X)[:, 2] == 3).all()
 
 
 def test_rpc_constant_pair_and_other_base(rng):

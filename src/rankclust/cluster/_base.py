@@ -42,11 +42,18 @@ class RankingsInputMixin:
         return tags
 
 
-def check_chains(R: Any, *, name: str = "R", n_items: int | None = None) -> Rankings:
+def check_chains(
+    R: Any,
+    *,
+    name: str = "R",
+    n_items: int | None = None,
+    items: tuple[str, ...] | None = None,
+) -> Rankings:
     """Check that ``R`` holds chains: ``kind="subset"`` and no ties.
 
     Array input is read as 1-based ranks with 0/NaN for absent items
-    (:meth:`Rankings.from_ranks`), as everywhere in rankclust.
+    (:meth:`Rankings.from_ranks`), as everywhere in rankclust. ``items`` (the names seen in
+    ``fit``) aligns named columns by name (:func:`rankclust.rankings.check_rankings`).
 
     Raises
     ------
@@ -61,7 +68,13 @@ def check_chains(R: Any, *, name: str = "R", n_items: int | None = None) -> Rank
             "the listed items as chains (absent items then carry no information)"
         )
     R = check_rankings(
-        R, kind="subset", allow_ties=False, kinds=("subset",), n_items=n_items, name=name
+        R,
+        kind="subset",
+        allow_ties=False,
+        kinds=("subset",),
+        n_items=n_items,
+        name=name,
+        items=items,
     )
     if R.n_items < 2:
         raise ValueError(f"{name} has {R.n_items} item(s); chains need at least 2 to be ordered")

@@ -63,6 +63,10 @@ class RestrictedLengthMixture(ValidatedParamsMixin, BaseEstimator):
         ``estimator_.predict(R)`` for every ranking (partial ones included).
     centers_, weights_, thetas_ (if the mixture has them), log_likelihood_, bic_
         Copied from ``estimator_`` (the log-likelihood and BIC are those of the kept data).
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     Notes
     -----
@@ -105,6 +109,7 @@ class RestrictedLengthMixture(ValidatedParamsMixin, BaseEstimator):
         self.estimator_ = clone(est).fit(R[np.flatnonzero(kept)])
         self.kept_ = kept
         self.labels_ = self.estimator_.predict(R)
+        self.items_ = R.items
         for name in ("centers_", "weights_", "thetas_", "scores_", "log_likelihood_", "bic_"):
             if hasattr(self.estimator_, name):
                 setattr(self, name, getattr(self.estimator_, name))
@@ -125,7 +130,8 @@ class RestrictedLengthMixture(ValidatedParamsMixin, BaseEstimator):
         if not loaded.is_fitted(self):
             return
         expected = type(MallowsMixture() if self.estimator is None else self.estimator)
-        loaded.estimator_attr(self, "estimator_", expected)
+        inner = loaded.estimator_attr(self, "estimator_", expected)
+        loaded.items_attr(self, n_items=loaded.int_attr(inner, "n_items_", low=1))
         loaded.array_attr(self, "kept_", kind="b", ndim=1)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0)
 

@@ -37,7 +37,14 @@ from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
-from rankclust._restarts import restart_agreement, warn_if_disagree
+from rankclust._restarts import (
+    chain_max_init,
+    restart_rounds,
+    tied_rows,
+    warn_auto_restarts,
+    warn_if_disagree,
+    warn_near_tie,
+)
 from rankclust.cluster._base import (
     RankingsInputMixin,
     chain_orders,
@@ -291,7 +298,7 @@ class KOMeans(
         Dissimilarity on common items: ``1 - rho`` (Spearman, as in the original; 0..2, and 1
         when fewer than two items are shared) or the normalised Kendall distance (0..1, 0.5
         when fewer than two items are shared).
-    init : {"random_partition", "k-means++"}, default="random_partition"
+    init : {"k-means++", "random_partition"}, default="k-means++"
         Initialisation of each restart:
 
         * ``"random_partition"`` -- uniform random labels (Kamishima & Akaho's algorithm);
@@ -302,8 +309,20 @@ class KOMeans(
           closest seed); each order then joins its closest seed (ties at random). For
           Spearman, ``1 - rho`` is proportional to the squared Euclidean distance of the rank
           vectors on the common items, so this is the D^2 weighting of k-means++.
-    n_init : int, default=10
-        Restarts; the partition with the smallest total dissimilarity is kept.
+    n_init : int or "auto", default="auto"
+        Restarts; the partition with the smallest total dissimilarity is kept (the first of
+        equal ones). ``"auto"``: rounds of 10 restarts until ``n_agree`` restarts reached the
+        best fit (objective within 1e-6 relative, same partition up to relabelling on the
+        orders that are nearer to one central order than to the others), or ``max_init``
+        restarts were made; the first round is the fit of ``n_init=10``. An integer: that
+        many restarts. See "Do the restarts agree?" in ``docs/chains.md``.
+    max_init : int or None, default=None
+        Budget of restarts with ``n_init="auto"``; None: 1000 when an iteration is cheap
+        (``(n + sum_i l_i (l_i - 1) / 2) K + K m^2 <= 5e4``, about 1 ms per restart),
+        else 30.
+    n_agree : int, default=5
+        Agreeing restarts after which ``n_init="auto"`` stops; fewer at the end of the
+        budget give a ``ConvergenceWarning`` (as for :class:`ChainKMeans`).
     max_iter : int, default=100
     empty_cluster : {"reseed", "drop"}, default="reseed"
         ``"reseed"`` moves the chain with the largest dissimilarity to its centre into an empty
@@ -324,12 +343,31 @@ class KOMeans(
     n_clusters_ : int
         Number of non-empty clusters (< ``n_clusters`` only with ``empty_cluster="drop"``,
         with an :class:`~rankclust.exceptions.EmptyClusterWarning`).
+    n_init_ : int
+        Restarts made.
     n_init_agreeing_ : int
         Restarts whose objective is within a relative ``1e-6`` of the best and whose
-        partition equals the best one up to relabelling (the best included; orders of fewer
-        than two items, whose cluster is arbitrary, are not compared); a restart as good as
-        the best with another partition gives a ``ConvergenceWarning``.
+        partition equals the best one up to relabelling (the best included; orders at equal
+        dissimilarity from two or more central orders of the kept fit, among them every
+        order of fewer than two items, have an arbitrary cluster and are not compared). With
+        an integer ``n_init``, a ``ConvergenceWarning`` says when a restart as good as the
+        best found another partition or when no other restart reached the best objective;
+        with ``"auto"``, when fewer than ``n_agree`` restarts agree at the end of the budget.
+    restart_gap_ : float
+        Relative objective gap ``(f - f_best) / max(1, f_best)`` between the kept fit and
+        the best restart with a different partition (``inf`` if there is none; with
+        ``"auto"`` among the 20 best restarts); with ``"auto"``, at most 1e-4 gives a
+        ``ConvergenceWarning``.
+    n_tied_ : float
+        Total weight of the orders of two or more items at equal dissimilarity from two or
+        more central orders of the kept fit (the number of such orders for unweighted data).
+        The assignment keeps an order in its cluster on ties, so their labels come from the
+        start: restarts that reach the same central orders differ on these orders only.
     n_items_ : int
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------
@@ -347,11 +385,20 @@ class KOMeans(
     k-means++ against the random partition, one restart each (``n_init=1``), 12 seeds of an
     8-component Mallows mixture of complete rankings (``make_mallows_mixture(480, 12, 8,
     thetas=1.0)``): ARI >= 0.9 in 10 / 5 runs (Spearman, TMSE), in about half the Lloyd
-    iterations. On partial orders of Mallows mixtures with fewer components the two are close;
-    the default stays the published random partition.
+    iterations. On partial orders of Mallows mixtures with fewer components the two are close.
+    On the APA 1998 ballots read as chains (K=3, ``n_init="auto"``, seeds 0..9) k-means++
+    reached the lowest objective in every seed, the random partition in 9 of 10 (2 distinct
+    partitions; ``experiments/mixture_seed_stability.py``), so k-means++ is the default; pass
+    ``init="random_partition"`` for the published algorithm.
 
     Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration, O(n K + K m^2) memory;
-    the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart.
+    the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart. Restarts: ``n_init``,
+    or with ``"auto"`` 10 to ``max_init`` (the labels of at most the 20 best are kept).
+
+    Restarts on APA 1998 read as chains (K = 3): the lowest objective, found by exhaustive
+    search over all triples of central orders, is reached by about 2 in 1000 random-partition
+    restarts (5-6 in 1000 with k-means++), so the default budget rarely confirms it
+    ``n_agree`` times and warns; see "Do the restarts agree?" in ``docs/chains.md``.
 
     References
     ----------
@@ -379,7 +426,9 @@ class KOMeans(
         "centroid": [StrOptions({"tmse", "ebc"})],
         "metric": [StrOptions({"spearman", "kendall"})],
         "init": [StrOptions(set(INITS))],
-        "n_init": [Interval(int, 1, None)],
+        "n_init": [Interval(int, 1, None), StrOptions({"auto"})],
+        "max_init": [Interval(int, 1, None), None],
+        "n_agree": [Interval(int, 1, None)],
         "max_iter": [Interval(int, 1, None)],
         "empty_cluster": [StrOptions({"reseed", "drop"})],
         "random_state": ["random_state"],
@@ -391,8 +440,10 @@ class KOMeans(
         *,
         centroid: str = "tmse",
         metric: str = "spearman",
-        init: str = "random_partition",
-        n_init: int = 10,
+        init: str = "k-means++",
+        n_init: int | str = "auto",
+        max_init: int | None = None,
+        n_agree: int = 5,
         max_iter: int = 100,
         empty_cluster: str = "reseed",
         random_state: Any = None,
@@ -402,6 +453,8 @@ class KOMeans(
         self.metric = metric
         self.init = init
         self.n_init = n_init
+        self.max_init = max_init
+        self.n_agree = n_agree
         self.max_iter = max_iter
         self.empty_cluster = empty_cluster
         self.random_state = random_state
@@ -436,22 +489,43 @@ class KOMeans(
         rng = check_random_state(self.random_state)
         data = _OrderData(R, sw)
         kendall = self.metric == "kendall"
-        runs = []
-        for _ in range(self.n_init):
+        lengths = R.lengths.astype(np.float64)
+
+        def start() -> tuple:
             if self.init == "k-means++":
                 seeds = _kmeanspp_orders(data, K, kendall, rng)
                 labels0 = _nearest_seed_labels(data, seeds, kendall, rng)
             else:
                 labels0 = rng.randint(K, size=n).astype(np.int64)
-            runs.append(self._single_run(data, labels0))
-        i_best = int(np.argmin([run[2] for run in runs]))  # the first of equal objectives
-        labels, pos, err, n_iter, converged = runs[i_best]
-        # an order of fewer than two items is equally far from every centre: its cluster is
-        # arbitrary and does not count as a disagreement
-        self.n_init_agreeing_, n_near = restart_agreement(
-            [run[2] for run in runs], lambda i: runs[i][0], i_best, rows=R.lengths >= 2
+            return self._single_run(data, labels0)
+
+        def untied(run: tuple) -> np.ndarray:
+            # an order equally far from two central orders (every order sharing fewer than
+            # two items with them) has an arbitrary cluster: not a disagreement
+            return ~tied_rows(data.dissimilarities(run[1], kendall))
+
+        best, search = restart_rounds(
+            start,
+            lambda run: run[2],
+            lambda run: run[0],
+            n_init=self.n_init,
+            budget=chain_max_init(
+                self.max_init, n, float((lengths * (lengths - 1) / 2).sum()), R.n_items, K
+            ),
+            n_agree=self.n_agree,
+            rows_of=untied,
         )
-        warn_if_disagree("KOMeans", self.n_init_agreeing_, n_near, self.n_init)
+        labels, pos, err, n_iter, converged = best
+        self.n_init_ = search["n_starts"]
+        self.n_init_agreeing_ = search["n_agreeing"]
+        self.restart_gap_ = search["gap"]
+        self.n_tied_ = float(data.w[~search["rows"] & (R.lengths >= 2)].sum())
+        if search["auto"]:
+            n_starts = search["n_starts"]
+            warn_auto_restarts("KOMeans", search["n_agreeing"], n_starts, n_starts, self.n_agree)
+            warn_near_tie("KOMeans", search["gap"], "objective", "higher")
+        else:
+            warn_if_disagree("KOMeans", search["n_agreeing"], search["n_near"], self.n_init)
         if not converged:
             warnings.warn(
                 f"KOMeans did not converge in max_iter={self.max_iter} iterations",
@@ -465,6 +539,8 @@ class KOMeans(
         self.n_iter_ = n_iter
         self.n_clusters_ = pos.shape[0]
         self.n_items_ = R.n_items
+        self.items_ = R.items
+        self.centers_ = self.centers_._replace(items=R.items)
         if self.n_clusters_ < K:
             warnings.warn(
                 f"KOMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
@@ -508,7 +584,7 @@ class KOMeans(
     def _check_input(self, R: Any) -> Rankings:
         if not hasattr(self, "centers_"):
             raise NotFittedError("KOMeans is not fitted yet; call fit first")
-        return check_chains(R, n_items=self.n_items_)
+        return check_chains(R, n_items=self.n_items_, items=self.items_)
 
     def transform(self, R: Any) -> np.ndarray:
         """Dissimilarity of every order to every central order, shape (n, n_clusters_)."""
@@ -533,8 +609,10 @@ class KOMeans(
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         k = loaded.int_attr(self, "n_clusters_", low=1)
-        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, complete=True)
+        # an item that no order of a cluster holds is absent from its central order
+        loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k, ties=False)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
 
 

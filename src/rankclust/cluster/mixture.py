@@ -61,6 +61,7 @@ from rankclust._dask import (
     weighted_choice,
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
@@ -111,8 +112,8 @@ _EMPTY_SHARE = 1e-10
 # round; two continued runs "agree" when their log-likelihoods differ by at most
 # _AGREE_RTOL (relative) and their MAP partitions match on all but _AGREE_MISMATCH of the
 # total weight (up to relabelling: rankings at a near-tie may flip before full convergence);
-# a different partition within _NEAR_TIE_RTOL of the best log-likelihood is a near tie
-_AUTO_BATCH = 10
+# a different partition within NEAR_TIE_RTOL of the best log-likelihood is a near tie
+_AUTO_BATCH = AUTO_BATCH
 _N_CONTINUE = 3
 # the budget of starts with max_init=None: more where starts are cheap (APA ballots: 292
 # distinct rankings of 5 items, u m^2 K = 2e4 for K=3; Irish Meath: 25,101 of 14, 2e7 for K=4)
@@ -121,7 +122,6 @@ _MAX_INIT = 30
 _CHEAP_WORK = 1e7
 _AGREE_RTOL = 1e-5
 _AGREE_MISMATCH = 1e-3
-_NEAR_TIE_RTOL = 1e-4
 # the kept run is continued with tol * _POLISH (a tighter stop), so that fits from different
 # seeds that reach the same optimum report the same log-likelihood and partition
 _POLISH = 1e-5
@@ -386,6 +386,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             kinds=self._kinds,
             n_items=None if reset else self.n_items_,
             name="R",
+            items=None if reset else self.items_,
         )
         if not reset and R.kind != self.kind_:
             raise ValueError(f"R has kind={R.kind!r}, the model was fitted on kind={self.kind_!r}")
@@ -855,23 +856,16 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
     def _warn_restarts(self, search: dict) -> None:
         """The warnings of :meth:`_restarts`: too few agreeing starts, or a near tie."""
         name = type(self).__name__
-        if search["auto"] and search["n_agreeing"] < min(self.n_agree, search["n_continued"]):
-            warnings.warn(
-                f"{name}: the best fit was reached by {search['n_agreeing']} of the "
-                f"{search['n_continued']} starts run to convergence ({search['n_starts']} "
-                f"starts in all, n_agree={self.n_agree}); another random_state may give a "
-                "different fit: raise max_init (see n_init_agreeing_ and restart_gap_)",
-                ConvergenceWarning,
-                stacklevel=3,
+        if search["auto"]:
+            warn_auto_restarts(
+                name,
+                search["n_agreeing"],
+                search["n_continued"],
+                search["n_starts"],
+                self.n_agree,
+                stacklevel=4,
             )
-        if search["gap"] <= _NEAR_TIE_RTOL:
-            warnings.warn(
-                f"{name}: a different partition fits nearly as well (log-likelihood "
-                f"{search['gap']:.1e} lower, relative); the clusters are not well determined "
-                "by the data (see restart_gap_)",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_near_tie(name, search["gap"], stacklevel=4)
 
     def _n_parameters(self, m: int) -> float:
         return (self.n_components - 1) + self.n_components * self._n_free(m)
@@ -951,13 +945,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         m = loaded.int_attr(self, "n_items_", low=1)
         k = self.n_components
         loaded.kind_attr(self)
-        items = self.items_
-        if items is not None and not (
-            isinstance(items, tuple | list)
-            and len(items) == m
-            and all(isinstance(x, str) for x in items)
-        ):
-            raise ValueError(f"items_: expected None or {m} item names")
+        loaded.items_attr(self, n_items=m)
         loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         self._validate_loaded_params(m, k)

@@ -10,20 +10,37 @@ Conventions of :mod:`rankclust.label_ranking` (stated once here):
 * ``predict(X)`` returns **complete 1-based ranks** (int64, shape ``(n_samples, n_labels)``,
   every row a permutation of ``1..n_labels``), the same format, so that
   ``score(X, Y) = kendall_tau(Y, predict(X))`` (:func:`rankclust.metrics.kendall_tau`) and the
-  output matches scikit-lr's label rankers.
+  output matches scikit-lr's label rankers;
+* **names**: when ``Y`` names its labels (a :class:`~rankclust.Rankings` with ``items``, or a
+  pandas DataFrame's columns), ``fit`` keeps them in ``items_`` (None otherwise) and
+  ``predict_rankings(X)`` returns a :class:`~rankclust.Rankings` over those names;
+* **unseen labels**: a label that no training ranking contains carries no information. ``fit``
+  warns and lists it in ``unseen_items_`` (sorted label indices); ``predict`` places unseen
+  labels last (in label order, after every label seen in training, whose relative order is
+  the model's), and ``predict_rankings`` leaves them unranked (absent).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from rankclust import _loaded_state as loaded
 from rankclust.metrics import kendall_tau
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, _is_dataframe, check_rankings
 
-__all__ = ["LabelRankerMixin", "positions_to_ranks", "validate_fit_data", "validate_predict_data"]
+__all__ = [
+    "LabelRankerMixin",
+    "demote_unseen",
+    "find_unseen_labels",
+    "positions_to_ranks",
+    "ranks_to_rankings",
+    "validate_fit_data",
+    "validate_predict_data",
+]
 
 
 class LabelRankerMixin:
@@ -40,6 +57,30 @@ class LabelRankerMixin:
         tags.target_tags.multi_output = True
         tags.target_tags.single_output = False
         return tags
+
+    def _ranks_out(self, positions: np.ndarray) -> np.ndarray:
+        """What ``predict`` returns for complete 0-based positions: 1-based, unseen last."""
+        return demote_unseen(positions_to_ranks(positions), self.unseen_items_)  # type: ignore[attr-defined]
+
+    def predict_rankings(self, X: Any) -> Rankings:
+        """Predicted rankings of the labels, named by ``items_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Rankings, shape (n_samples, n_labels)
+            ``kind="subset"``, ``items=items_``; the rankings of :meth:`predict` with every
+            label of ``unseen_items_`` left unranked (absent).
+        """
+        return ranks_to_rankings(self.predict(X), self.unseen_items_, self.items_)  # type: ignore[attr-defined]
+
+    def _validate_loaded_names(self, m: int) -> None:
+        """Checks of ``items_`` and ``unseen_items_`` in a loaded model."""
+        loaded.items_attr(self, n_items=m)
+        loaded.unseen_attr(self, n_items=m)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean Kendall tau between ``predict(X)`` and the true rankings ``Y``.
@@ -58,6 +99,8 @@ class LabelRankerMixin:
             In ``[-1, 1]`` (see :func:`rankclust.metrics.kendall_tau`).
         """
         Y_pred = self.predict(X)  # type: ignore[attr-defined]
+        # named labels are matched to items_ by name, like every prediction input
+        y = check_rankings(y, kind="subset", name="Y", items=self.items_)  # type: ignore[attr-defined]
         return kendall_tau(y, Y_pred, sample_weight=sample_weight)
 
 
@@ -81,7 +124,7 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
             "(Y: the training rankings)"
         )
     X = validate_data(estimator, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-    if not isinstance(Y, Rankings):
+    if not isinstance(Y, Rankings) and not _is_dataframe(Y):  # DataFrames: check_rankings
         arr = np.asarray(Y)
         if arr.dtype.kind not in "biuf":
             try:
@@ -101,7 +144,55 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
         raise ValueError(f"X has {X.shape[0]} rows but Y has {R.n_rankings} rankings")
     if R.n_items < 1:
         raise ValueError("Y must have at least one label column")
+    estimator.items_ = R.items
+    estimator.unseen_items_ = find_unseen_labels(R, type(estimator).__name__)
     return X, R
+
+
+def find_unseen_labels(R: Rankings, owner: str) -> np.ndarray:
+    """Indices (sorted, int64) of the labels no ranking of ``R`` contains, with a warning.
+
+    Such a label carries no information: the model cannot place it, so predictions put it
+    last (:func:`demote_unseen`) and named predictions leave it unranked.
+    """
+    unseen = np.flatnonzero(~(R.ranks >= 0).any(axis=0)).astype(np.int64)
+    if unseen.size:
+        names = [R.item_name(int(j)) for j in unseen[:5]]
+        more = f" (and {unseen.size - 5} more)" if unseen.size > 5 else ""
+        warnings.warn(
+            f"{owner}: label(s) {', '.join(names)}{more} appear in no training ranking "
+            "(unseen_items_); predictions place them last and predict_rankings leaves them "
+            "unranked",
+            UserWarning,
+            stacklevel=4,
+        )
+    return unseen
+
+
+def demote_unseen(ranks: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    """Complete 1-based ranks with the ``unseen`` labels moved to the last places.
+
+    The other labels keep their relative order; the unseen ones follow in label order.
+    O(n L log L) time when ``unseen`` is not empty, a no-op otherwise.
+    """
+    if unseen.size == 0:
+        return ranks
+    n, m = ranks.shape
+    key = ranks.astype(np.int64, copy=True)
+    key[:, unseen] = m + 1 + np.arange(unseen.size)
+    order = np.argsort(key, axis=1, kind="stable")
+    out = np.empty_like(key)
+    np.put_along_axis(out, order, np.arange(1, m + 1, dtype=np.int64)[None, :].repeat(n, 0), 1)
+    return out
+
+
+def ranks_to_rankings(
+    ranks: np.ndarray, unseen: np.ndarray, items: tuple[str, ...] | None
+) -> Rankings:
+    """Rankings of predicted 1-based ranks (unseen labels last), the unseen labels absent."""
+    pos = np.asarray(ranks, dtype=np.int64) - 1
+    pos[:, unseen] = -1  # they hold the last places, so the rest stays dense
+    return Rankings._from_trusted(pos, kind="subset", items=items)
 
 
 def validate_predict_data(estimator: Any, X: Any) -> np.ndarray:

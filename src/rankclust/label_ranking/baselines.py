@@ -151,6 +151,11 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
     train_scores_ : dict or None
         Training Kendall tau per candidate cap (``alpha="auto"`` only).
     scaler_ : MinMaxScaler
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -262,7 +267,7 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
 
     def predict(self, X: Any) -> np.ndarray:
         """Complete 1-based label ranks by decreasing utility (ties: lower index first)."""
-        return positions_to_ranks(_order_by_scores(self.decision_function(X)))
+        return self._ranks_out(_order_by_scores(self.decision_function(X)))
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
@@ -270,6 +275,7 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
             return
         d = loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         loaded.estimator_attr(self, "scaler_", MinMaxScaler, n_features=d)
         loaded.array_attr(self, "coef_", shape=(m, d + 1))
 
@@ -296,6 +302,11 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
         the pair was observed in one order only or never (then 0.5).
     n_items_, n_features_in_ : int
     scaler_ : MinMaxScaler
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -392,7 +403,7 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
 
     def predict(self, X: Any) -> np.ndarray:
         """Complete 1-based label ranks by weighted voting (ties: lower index first)."""
-        return positions_to_ranks(_order_by_scores(self.predict_pairwise(X).sum(axis=2)))
+        return self._ranks_out(_order_by_scores(self.predict_pairwise(X).sum(axis=2)))
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
@@ -400,6 +411,7 @@ class PairwiseLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator)
             return
         d = loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         loaded.estimator_attr(self, "scaler_", MinMaxScaler, n_features=d)
         base = LogisticRegression if self.estimator is None else type(self.estimator)
         pairs = self.estimators_
@@ -435,6 +447,11 @@ class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator
     center_ : ndarray of int64, shape (n_items_,)
         Position vector of the consensus.
     n_items_, n_features_in_ : int
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -474,7 +491,7 @@ class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator
     def predict(self, X: Any) -> np.ndarray:
         """The consensus as 1-based ranks for every row."""
         X = validate_predict_data(self, X)
-        return positions_to_ranks(np.tile(self.center_, (X.shape[0], 1)))
+        return self._ranks_out(np.tile(self.center_, (X.shape[0], 1)))
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
@@ -482,5 +499,6 @@ class ConsensusLabelRanker(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator
             return
         loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         center = loaded.array_attr(self, "center_", kind="i", shape=(m,))
         loaded.check_permutations(center[None, :], "center_")

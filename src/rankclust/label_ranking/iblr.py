@@ -354,7 +354,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             1-based ranks (every row a permutation of ``1..n_labels``; 1 = best).
         """
         dist, ind = self._neighbours(X, sort=self._needs_sorted_neighbours)
-        return positions_to_ranks(self._predict_from_neighbours(dist, ind))
+        return self._ranks_out(self._predict_from_neighbours(dist, ind))
 
     def _prepare(self, R: Rankings) -> None:
         """Per-training-set precomputation (hook)."""
@@ -370,6 +370,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             return
         d = loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         Z = loaded.array_attr(self, "_Z", shape=(None, d))
         n = Z.shape[0]
         if Z.dtype != np.float64 or n < 1:
@@ -455,6 +456,11 @@ class IBLRMallows(_BaseIBLR):
         The normalisation ``(x - feature_shift_) * feature_scale_``.
     algorithm_ : str
         Neighbour search used (``"kd_tree"``, ``"ball_tree"`` or ``"brute"``).
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     See Also
     --------
@@ -658,6 +664,11 @@ class IBLRPlackettLuce(_BaseIBLR):
     n_items_, n_features_in_, n_neighbors_, cv_scores_, rankings_, feature_shift_,
     feature_scale_, algorithm_
         As in :class:`IBLRMallows`.
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     See Also
     --------

@@ -284,6 +284,11 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     cv_scores_ : dict or None
         Mean held-out Kendall tau of the internal cross-validation per candidate
         ``ccp_alpha`` (``"auto"`` only; NaN when the training set was too small).
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -493,7 +498,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         row_w = np.divide(w, pairs * total, out=np.zeros_like(w), where=w > 0)
         risk = np.empty(self.node_count_)
         _nb_node_risk(
-            np.ascontiguousarray(R.ranks), row_w, self.apply(X), self.parent_,
+            np.ascontiguousarray(R.ranks), row_w, self._leaves(X), self.parent_,
             self.leaf_ranking_, risk,
         )  # fmt: skip
         return risk
@@ -620,7 +625,12 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     # ---------------------------------------------------------------- predict
     def apply(self, X: Any) -> np.ndarray:
         """Leaf id of every row of ``X`` (int array, shape (n_samples,))."""
-        X = np.ascontiguousarray(validate_predict_data(self, X))  # one compiled layout
+        return self._leaves(validate_predict_data(self, X))
+
+    def _leaves(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`apply` on features already validated (the fit's own rows: a DataFrame's
+        names were checked when it was converted, so they are not checked again)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)  # one compiled layout
         node = np.empty(X.shape[0], dtype=np.intp)
         _nb_apply(
             X, self.feature_, self.threshold_, self.children_left_, self.children_right_, node
@@ -636,7 +646,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             1-based ranks (every row a permutation of ``1..n_labels``; 1 = best).
         """
         leaf = self.apply(X)
-        return positions_to_ranks(self.leaf_ranking_[leaf])
+        return self._ranks_out(self.leaf_ranking_[leaf])
 
     def reliability(self, X: Any) -> np.ndarray:
         """The paper's reliability score ``theta_leaf * |T_leaf| / n_train`` per row."""
@@ -650,6 +660,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             return
         d = loaded.int_attr(self, "n_features_in_", low=1)
         m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
         n = loaded.int_attr(self, "node_count_", low=1)
         for name in ("feature_", "children_left_", "children_right_", "n_node_samples_"):
             loaded.array_attr(self, name, kind="i", shape=(n,))

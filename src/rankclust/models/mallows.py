@@ -1008,6 +1008,10 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         Approximate-EM iterations (0 for complete and top-t data).
     converged_ : bool
         False when the EM hit ``max_iter`` or cycled (a ``ConvergenceWarning`` is emitted).
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------
@@ -1086,6 +1090,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         model.center_ = c
         model.theta_ = _check_theta(theta)
         model.n_items_ = int(c.shape[0])
+        model.items_ = None
         model.kind_ = None
         model.n_iter_ = 0
         model.converged_ = True
@@ -1131,6 +1136,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         self.center_ = center
         self.theta_ = theta
         self.n_items_ = R.n_items
+        self.items_ = R.items
         self.kind_ = "complete" if _is_complete(R) else R.kind
         self.n_iter_ = n_iter
         self.converged_ = converged
@@ -1139,7 +1145,9 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     # ---------------------------------------------------------------- distribution
     def _check_data(self, R: Any) -> Rankings:
         check_is_fitted(self, ["center_", "theta_"])
-        return check_rankings(R, allow_ties=False, n_items=self.n_items_, name="R")
+        return check_rankings(
+            R, allow_ties=False, n_items=self.n_items_, name="R", items=self.items_
+        )
 
     def logpdf(self, R: Any) -> np.ndarray:
         """Log-probability of each ranking (see :func:`mallows_loglik` for every kind).
@@ -1187,6 +1195,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         center = loaded.array_attr(self, "center_", kind="i", shape=(m,))
         loaded.check_permutations(center[None, :], "center_")
         loaded.float_attr(self, "theta_", low=0.0)

@@ -608,6 +608,10 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Number of MM updates made by ``fit``.
     converged_ : bool
         Whether ``fit`` met ``tol``; a ``ConvergenceWarning`` is emitted otherwise.
+    items_ : tuple of str or None
+        Item names of the training rankings (None when unnamed); named input to the
+        prediction methods is matched to them by name (see
+        :func:`rankclust.rankings.check_rankings`).
 
     See Also
     --------
@@ -713,6 +717,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
                 stacklevel=2,
             )
         self._set_scores(scores)
+        self.items_ = R.items
         self.n_iter_ = n_iter
         self.converged_ = converged
         return self
@@ -751,11 +756,12 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         ranking[order] = np.arange(len(scores))
         self.ranking_ = ranking
         self.n_items_ = len(scores)
+        self.items_ = None  # fit sets the names of its data
 
     # ---------------------------------------------------------------- distribution
     def _check_data(self, R: RankingsLike) -> Rankings:
         check_is_fitted(self, "scores_")
-        return check_rankings(R, allow_ties=False, n_items=self.n_items_)
+        return check_rankings(R, allow_ties=False, n_items=self.n_items_, items=self.items_)
 
     def logpdf(self, R: RankingsLike) -> np.ndarray:
         """Log-probability of each ranking (complete, top-k or subset by ``R.kind``).
@@ -840,6 +846,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         if not loaded.is_fitted(self):
             return
         m = loaded.int_attr(self, "n_items_", low=1)
+        loaded.items_attr(self, n_items=m)
         loaded.array_attr(self, "scores_", shape=(m,))
         loaded.array_attr(self, "worths_", shape=(m,), low=0.0)
         ranking = loaded.array_attr(self, "ranking_", kind="i", shape=(m,))

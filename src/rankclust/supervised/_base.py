@@ -14,6 +14,11 @@
   empty cluster: clusters that no training instance reaches under the feature rule are
   removed, the others renumbered ``0..n_clusters_-1``, with an
   :class:`~rankclust.exceptions.EmptyClusterWarning`.
+
+Names and unseen labels follow :mod:`rankclust.label_ranking._base`: ``items_`` keeps the label
+names of ``Y`` (also on ``central_rankings_``); a label no training ranking contains is listed
+in ``unseen_items_`` with a warning, placed last in every central ranking (so in
+``predict_ranking``), and left unranked by ``predict_rankings``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from rankclust import _loaded_state as loaded
 from rankclust.consensus import generalized_borda
 from rankclust.distances import pairwise_distances
 from rankclust.exceptions import EmptyClusterWarning
+from rankclust.label_ranking._base import demote_unseen, find_unseen_labels, ranks_to_rankings
 from rankclust.models.mallows import estimate_center
 from rankclust.models.plackett_luce import fit_scores
 from rankclust.rankings import Rankings, check_rankings
@@ -199,6 +205,8 @@ class SupervisedClusteringMixin:
             raise ValueError("Y: no ranking orders two labels; there is nothing to learn")
         self.n_features_in_ = X.shape[1]
         self.n_items_ = Y.n_items
+        self.items_ = Y.items
+        self.unseen_items_ = find_unseen_labels(Y, type(self).__name__)
         return X, Y
 
     def _fit_scaler(self, X: np.ndarray, standardize: bool) -> np.ndarray:
@@ -217,7 +225,9 @@ class SupervisedClusteringMixin:
             )
 
     def _set_centers(self, centers: np.ndarray) -> None:
-        self.central_rankings_ = Rankings._from_trusted(np.asarray(centers, dtype=np.int64))
+        # unseen labels go last: no training distance changes (no training row holds them)
+        pos = demote_unseen(np.asarray(centers, dtype=np.int64) + 1, self.unseen_items_) - 1
+        self.central_rankings_ = Rankings._from_trusted(pos, items=self.items_)
         self.n_clusters_ = int(centers.shape[0])
 
     # ---------------------------------------------------------------- public boundary
@@ -261,11 +271,28 @@ class SupervisedClusteringMixin:
         labels = self.predict(X)  # checks the fit first (NotFittedError)
         return self.central_rankings_.ranks[labels] + 1
 
+    def predict_rankings(self, X: Any) -> Rankings:
+        """Predicted ranking of each instance as a :class:`~rankclust.Rankings` named by ``items_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        Rankings, shape (n, n_items_)
+            ``kind="subset"``; the rankings of :meth:`predict_ranking` with every label of
+            ``unseen_items_`` left unranked (absent).
+        """
+        return ranks_to_rankings(self.predict_ranking(X), self.unseen_items_, self.items_)
+
     def score(self, X: Any, Y: Any) -> float:
         """Mean Kendall tau between ``Y`` and the predicted rankings (``1 - 2 loss_LR``)."""
         from rankclust.metrics import kendall_tau
 
-        return kendall_tau(Y, self.predict_ranking(X))
+        pred = self.predict_ranking(X)
+        Y = check_rankings(Y, kind="subset", name="Y", items=self.items_)  # aligned by name
+        return kendall_tau(Y, pred)
 
     # ---------------------------------------------------------------- loading
     def _validate_loaded_common(self) -> tuple[int, int, int]:
@@ -277,6 +304,12 @@ class SupervisedClusteringMixin:
         m = loaded.int_attr(self, "n_items_", low=1)
         k = loaded.int_attr(self, "n_clusters_", low=1)
         loaded.estimator_attr(self, "scaler_", StandardScaler, n_features=d, optional=True)
-        loaded.rankings_attr(self, "central_rankings_", n_items=m, n_rankings=k, complete=True)
+        items = loaded.items_attr(self, n_items=m)
+        loaded.unseen_attr(self, n_items=m)
+        centers = loaded.rankings_attr(
+            self, "central_rankings_", n_items=m, n_rankings=k, complete=True
+        )
+        if centers.items != items:
+            raise ValueError("central_rankings_: its item names differ from items_")
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         return d, m, k

@@ -56,6 +56,11 @@ class OneRank(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         1.
     n_items_ : int
     n_features_in_ : int
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -157,6 +162,11 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
     n_items_ : int
     n_features_in_ : int
     scaler_ : StandardScaler or None
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -304,6 +314,11 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
     n_init_agreeing_ : int
         As in :class:`FeatureKMeansRanking` (k-means in the augmented space).
     n_items_, n_features_in_, scaler_
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----

@@ -458,6 +458,11 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         instance would be empty: it is dropped with its prototypes (an
         :class:`~rankclust.exceptions.EmptyClusterWarning`) and the others renumbered.
     n_items_, n_features_in_, scaler_
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----

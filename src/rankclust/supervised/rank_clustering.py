@@ -177,6 +177,11 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
     n_init_agreeing_ : int
         The stage-1 clusterer's ``n_init_agreeing_`` (1 for "naive" or when it has none).
     n_items_, n_features_in_, scaler_
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
@@ -297,6 +302,7 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                 K,
                 centroid="ebc",
                 metric="kendall",
+                init="random_partition",
                 n_init=self.n_init,
                 random_state=rng,
             ).fit(Y)

@@ -272,6 +272,11 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         best included; 1 with ``n_init=1``; 1 for ``"prune"``). A start as good as the best
         with a different partition gives a ``ConvergenceWarning``.
     n_items_, n_features_in_, scaler_
+    items_ : tuple of str or None
+        Label names of ``Y`` (None when unnamed); :meth:`predict_rankings` uses them.
+    unseen_items_ : ndarray of int64
+        Labels that no training ranking contains (a warning at fit): ``predict`` places them
+        last, ``predict_rankings`` leaves them unranked.
 
     Notes
     -----
