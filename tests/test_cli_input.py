@@ -190,3 +190,13 @@ def test_skip_malformed_reports_the_refused_rows(capsys, tmp_path):
     code, _, err = _cluster(capsys, path, "--skip-malformed")
     assert code == 0, err
     assert "4 rows read, 3 used, 1 refused (line 3: an item appears more than once)" in err
+
+
+def test_tie_error_names_the_line_the_reader_read_it_from(capsys, tmp_path):
+    # a refused row (line 3) before the tied one (line 5): the reader's own line numbers
+    path = _write(tmp_path, "t.csv", "a,b,c\n1,2,3\n1,x,2\n\n2,2,1\n3,2,1\n")
+    code, _, err = run(capsys, "cluster", path, "-k", 1, "--format", "ranks", "--skip-malformed")
+    assert code == 2
+    warning, error = err.strip().splitlines()
+    assert "t.csv: skipped 1 malformed line(s): line 3: field 2 ('x') is not a number" in warning
+    assert "t.csv:5: this ranking ranks items as tied" in error

@@ -565,6 +565,9 @@ def _data_row_lines(path: str, n_rows: int) -> list[int] | None:
     header line. The count must match ``n_rows`` exactly; otherwise (rows merged or skipped
     by the reader, a multi-line header) None, and messages name the data row instead.
     """
+    report = _READ_REPORTS.get(str(path))  # the reader's own count, when it read this file
+    if report is not None and report.row_lines is not None:
+        return list(report.row_lines) if len(report.row_lines) == n_rows else None
     import gzip
 
     try:

@@ -431,3 +431,22 @@ def test_any_text_is_read_or_refused_in_one_line(tmp_path):
             assert R.items is not None and len(R.items) == R.n_items
 
     check()
+
+
+@pytest.mark.filterwarnings("ignore::rankclust.io.MalformedLinesWarning")
+def test_report_gives_the_file_line_of_every_row(tmp_path):
+    _, rep = read_rankings(
+        _write(tmp_path, "a.csv", "\n,x,y\nr1,1,2\n\nr2,2,1\n"), return_report=True
+    )
+    assert rep.row_lines == (3, 5)
+    _, rep = read_rankings(
+        _write(tmp_path, "b.csv", "Rank_1,Rank_2\n1,2\n2,2\n\n2,1\n"), strict=False,
+        return_report=True,
+    )  # fmt: skip
+    assert rep.row_lines == (2, 5) and [s.line for s in rep.refused] == [3]
+    assert (rep.n_rows_read, rep.n_rows_used) == (3, 2)
+    _, rep = read_rankings(_write(tmp_path, "k.order", KAMISHIMA), return_report=True)
+    assert rep.row_lines == (2, 3, 4)
+    text = "# NUMBER ALTERNATIVES: 2\n# ALTERNATIVE NAME 1: a\n# ALTERNATIVE NAME 2: b\n\n3: 1,2\n1: 2\n"
+    _, rep = read_rankings(_write(tmp_path, "p.soi", text), return_report=True)
+    assert rep.row_lines == (5, 6)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,6 +59,8 @@ class _Context:
     items: list[str] | None
     auto: bool
     notes: list[str] = field(default_factory=list)
+    # file lines that may hold a ranking, in order (those not refused become the rows)
+    row_lines: list[int] = field(default_factory=list)
     problems: _Problems = field(init=False)
 
     def __post_init__(self) -> None:
@@ -143,6 +146,7 @@ def read_table(text: str, ctx: _Context, forced: str | None) -> tuple[Rankings |
     header, header_kind, _, data = _split_header(lines, rows, delimiter, ctx)
     if not data:
         raise ctx.refuse(None, "no data rows after the header")
+    ctx.row_lines = [k for k, _ in data]  # every data row, refused ones included
     has_number = any(_is_number(t) for _, f in data for t in f)
     has_name = any(not _is_value(t) for _, f in data for t in f)
     if has_name and (forced == "orderings" or not has_number):
@@ -150,8 +154,6 @@ def read_table(text: str, ctx: _Context, forced: str | None) -> tuple[Rankings |
         R = _named_orderings(data, n_lines, ctx)
     else:
         if has_name:  # numbers with a stray word: malformed, or names that look like numbers
-            k, f = next((k, f) for k, f in data if not all(_is_value(t) for t in f))
-            j, bad = next((j, t) for j, t in enumerate(f) if not _is_value(t))
             hint = (
                 ""
                 if forced
@@ -159,7 +161,16 @@ def read_table(text: str, ctx: _Context, forced: str | None) -> tuple[Rankings |
                     "; if the fields are item names, pass format='orderings' (--format orderings)"
                 )
             )
-            raise ctx.refuse(k, f"field {j + 1} ({bad!r}) is not a number{hint}")
+            kept = []
+            for k, f in data:
+                bad = next(((j, t) for j, t in enumerate(f) if not _is_value(t)), None)
+                if bad is None:
+                    kept.append((k, f))
+                else:
+                    ctx.problems.bad(
+                        k, " ".join(f), f"field {bad[0] + 1} ({bad[1]!r}) is not a number{hint}"
+                    )
+            data = kept
         values = _integers(data, ctx, check_items=forced != "ranks")
         if not values:
             first = ctx.problems.skipped[0]
@@ -176,7 +187,7 @@ def read_table(text: str, ctx: _Context, forced: str | None) -> tuple[Rankings |
             R = _ranks(values, header, n_lines, ctx)
     if forced is None and layout == "orderings":
         _refuse_likely_misread(R, len(data), ctx)
-    return R, len(data), layout
+    return R, len(ctx.row_lines), layout
 
 
 def _looks_like_label_ranking(rows: list[tuple[int, list[str]]], ctx: _Context) -> bool:
@@ -261,10 +272,10 @@ def _split_header(
         lead = first[0] == "" and len(first) > 1
         if named and all(_POSITION_HEADER.match(t) for t in (first[1:] if lead else first)):
             header, kind, index = first, "positions", lead
-        elif rest and all(numeric(f, 0) for _, f in rest):
+        elif rest and _mostly(numeric(f, 0) for _, f in rest):
             header, kind = first, "names"
             index = first[0].lower() in _INDEX_NAMES and len(first) > 1
-        elif rest and all(labelled(f) for _, f in rest):
+        elif rest and _mostly(labelled(f) for _, f in rest):
             header, kind, index = first, "names", True
         elif all(labelled(f) for _, f in rows):
             index = True
@@ -287,6 +298,12 @@ def _split_header(
                 k, f"{len(f)} fields, but the header on line {k0} names {len(header)} items"
             )
     return header, kind, index, data
+
+
+def _mostly(flags: Iterable[bool]) -> bool:
+    """At least half true: a header over numeric rows, some of them malformed (refused later)."""
+    flags = list(flags)
+    return 2 * sum(flags) >= len(flags) > 0
 
 
 def _numeric_names(first: list[str], rest: list[tuple[int, list[str]]]) -> bool:

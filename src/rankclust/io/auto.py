@@ -78,6 +78,9 @@ class ReadReport:
         Sum of the weights when the file carries counts (PrefLib), else None.
     notes : tuple of str
         How the layout was read: delimiter, header, row-name column, item numbering.
+    row_lines : tuple of int or None
+        The 1-based file line of each ranking (row ``i`` of the result), None when the
+        lines cannot be told (the old PrefLib format).
     """
 
     source: str
@@ -91,6 +94,7 @@ class ReadReport:
     refused: tuple[SkippedLine, ...] = ()
     n_ballots: float | None = None
     notes: tuple[str, ...] = field(default=())
+    row_lines: tuple[int, ...] | None = None
 
     def summary(self) -> str:
         """One line: format, rows read / used / refused (and why), rankings and items."""
@@ -220,6 +224,8 @@ def read_rankings(
         warnings.warn(MalformedLinesWarning(source, skipped), stacklevel=2)
     if R.n_rankings == 0:
         raise DataFormatError(source, None, "no rankings in the file")
+    refused_lines = {sk.line for sk in skipped}
+    row_lines = tuple(k for k in ctx.row_lines if k not in refused_lines)
     report = ReadReport(
         source=source,
         format=fmt,
@@ -232,6 +238,7 @@ def read_rankings(
         refused=tuple(skipped),
         n_ballots=float(R.weights.sum()) if R.is_weighted else None,
         notes=tuple(ctx.notes),
+        row_lines=row_lines if len(row_lines) == R.n_rankings else None,
     )
     return (R, report) if return_report else R
 
@@ -456,6 +463,12 @@ def _preflib(text: str, ctx: _Context) -> tuple[Rankings, int]:
         R = _named(R, names, ctx.source)
         if ctx.items is None:
             ctx.notes.append("alternatives named by their numbers")
+    if not meta.old_format:  # the order lines: every non-blank line that is not metadata
+        ctx.row_lines = [
+            k
+            for k, ln in enumerate(_split_lines(text), start=1)
+            if ln.strip() and not ln.lstrip().startswith("#")
+        ]
     return R, meta.n_orders_read + len(meta.skipped)
 
 
@@ -472,7 +485,8 @@ def _kamishima(text: str, ctx: _Context) -> tuple[Rankings, int]:
     if names is None:
         names = [str(j) for j in range(R.n_items)]
         ctx.notes.append("items named by their 0-based IDs")
-    n_read = sum(1 for ln in _split_lines(text) if ln.strip()) - 1  # minus the header
+    ctx.row_lines = _lines_after_header(text)
+    n_read = len(ctx.row_lines)
     return _named(R, names, ctx.source), n_read
 
 
@@ -485,6 +499,12 @@ def _label_ranking(text: str, ctx: _Context) -> tuple[Rankings, int]:
         strict=ctx.strict,
         limits=ctx.budget.limits,
     )
-    n_read = sum(1 for ln in _split_lines(text) if ln.strip()) - 1
+    ctx.row_lines = _lines_after_header(text)
     names = ctx.items or [f"label {j + 1}" for j in range(Y.n_items)]
-    return _named(Y, names, ctx.source), n_read
+    return _named(Y, names, ctx.source), len(ctx.row_lines)
+
+
+def _lines_after_header(text: str) -> list[int]:
+    """The non-blank lines after the first non-blank one (a header line)."""
+    lines = [k for k, ln in enumerate(_split_lines(text), start=1) if ln.strip()]
+    return lines[1:]
