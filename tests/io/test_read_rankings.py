@@ -450,3 +450,13 @@ def test_report_gives_the_file_line_of_every_row(tmp_path):
     text = "# NUMBER ALTERNATIVES: 2\n# ALTERNATIVE NAME 1: a\n# ALTERNATIVE NAME 2: b\n\n3: 1,2\n1: 2\n"
     _, rep = read_rankings(_write(tmp_path, "p.soi", text), return_report=True)
     assert rep.row_lines == (5, 6)
+
+
+def test_the_refusal_shown_in_the_docs_is_what_the_reader_says(tmp_path, monkeypatch):
+    page = (Path(__file__).resolve().parents[2] / "docs" / "data_formats.md").read_text()
+    shown = page.split("for example\n\n```\n", 1)[1].split("\n```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path, "b.csv", "3,1,2\n1,2,0\n2,1,0\n3,1,2\n")
+    with pytest.raises(DataFormatError) as exc:
+        read_rankings("b.csv")
+    assert " ".join(shown.split()) == str(exc.value)
