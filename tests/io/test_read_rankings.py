@@ -460,3 +460,12 @@ def test_the_refusal_shown_in_the_docs_is_what_the_reader_says(tmp_path, monkeyp
     with pytest.raises(DataFormatError) as exc:
         read_rankings("b.csv")
     assert " ".join(shown.split()) == str(exc.value)
+
+
+def test_the_summary_shown_in_the_docs_is_what_the_reader_says(shared_data, monkeypatch):
+    page = (Path(__file__).resolve().parents[2] / "docs" / "data_formats.md").read_text()
+    block = page.split("print(report.summary())\n", 1)[1].split("```", 1)[0]
+    shown = " ".join(line.removeprefix("# ") for line in block.strip().splitlines())
+    monkeypatch.chdir(_data(shared_data, "sushi3/sushi3a.5000.10.order").parent)
+    _, report = read_rankings("sushi3a.5000.10.order", return_report=True)
+    assert report.summary() == shown
