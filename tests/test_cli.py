@@ -602,17 +602,17 @@ def test_load_rankings_gzip_named(tmp_path):
 def test_named_orderings_gap_and_duplicate(tmp_path):
     path = tmp_path / "g.csv"
     path.write_text("a,,b\n")
-    with pytest.raises(CLIError, match="line 1: a filled position follows an empty one"):
+    with pytest.raises(ValueError, match="line 1: a filled position follows an empty one"):
         cli.load_rankings(str(path))
     path.write_text("a,b,a\n")
-    with pytest.raises(CLIError, match="line 1: item 'a' appears more than once"):
+    with pytest.raises(ValueError, match="line 1: item 'a' appears more than once"):
         cli.load_rankings(str(path))
 
 
 def test_items_file_duplicates(tmp_path, orderings_csv):
     items = tmp_path / "dup.txt"
     items.write_text("a\nb\na\n")
-    with pytest.raises(CLIError, match="'a' appears more than once"):
+    with pytest.raises(ValueError, match="line 3: item name 'a' appears more than once"):
         cli.load_rankings(str(orderings_csv), items_file=str(items))
 
 

@@ -29,19 +29,19 @@ SRC = Path(cli.__file__).resolve().parents[1]
 # change this table too, so every command x option pair is a decision).
 _COMMON = {"--help", "--quiet", "--debug"}
 _FIT = {"--n-init", "--set", "--random-state", "--plots", "--json"}
+_RANK_INPUT = {"--format", "--kind", "--items", "--encoding", "--skip-malformed"}
 ACCEPTS = {
-    "cluster": _COMMON | _FIT | {"--format", "--kind", "--items", "--save", "--wide", "--k",
-                                "--method"},
-    "select-k": _COMMON | _FIT | {"--format", "--kind", "--items", "--save", "--wide", "--ks",
-                                 "--criterion", "--method"},
-    "labelrank": _COMMON | _FIT | {"--items", "--save", "--wide", "--test-size", "--cv",
-                                  "--method"},
-    "supervise": _COMMON | _FIT | {"--items", "--save", "--wide", "--test-size", "--cv", "--k",
-                                  "--method"},
+    "cluster": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--k", "--method"},
+    "select-k": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--ks", "--criterion",
+                                               "--method"},
+    "labelrank": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
+                                  "--cv", "--method"},
+    "supervise": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
+                                  "--cv", "--k", "--method"},
     "ordinal": _COMMON | _FIT | {"--save", "--pairs", "--k", "--method"},
-    "significance": _COMMON | _FIT | {"--format", "--kind", "--items", "--k", "--method",
-                                     "--n-samples", "--n-steps", "--statistic",
-                                     "--greater-is-better"},
+    "significance": _COMMON | _FIT | _RANK_INPUT | {"--k", "--method", "--n-samples",
+                                                   "--n-steps", "--statistic",
+                                                   "--greater-is-better"},
     "demo": _COMMON | {"--plots", "--wide", "--random-state"},
     "reproduce": _COMMON | {"--full", "--experiments-dir"},
     "predict": _COMMON | {"--format", "--kind", "--items", "--out", "--json"},
@@ -80,7 +80,9 @@ def files(tmp_path_factory):
     b = [[4, 3, 2, 1, 0], [3, 4, 2, 1, 0], [4, 3, 1, 2, 0]]
     orders = [a[i % 3] for i in range(12)] + [b[i % 3] for i in range(12)]
     out = {"orderings": d / "ballots.csv"}
-    out["orderings"].write_text("\n".join(",".join(str(j + 1) for j in o) for o in orders) + "\n")
+    rows = ["Rank_1,Rank_2,Rank_3,Rank_4,Rank_5"]  # headerless permutations are ambiguous
+    rows += [",".join(str(j + 1) for j in o) for o in orders]
+    out["orderings"].write_text("\n".join(rows) + "\n")
     R = Rankings.from_orderings([o[:3] for o in orders], n_items=5, kind="top")
     out["preflib"] = d / "ballots.soi"
     write_preflib(R.unique()[0], out["preflib"])

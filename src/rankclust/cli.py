@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import importlib
 import inspect
 import json
@@ -395,13 +394,10 @@ def _warnings_as_lines(console: _Console) -> Iterator[None]:
 # --------------------------------------------------------------------------------------------
 # reading input
 # --------------------------------------------------------------------------------------------
-_PREFLIB_SUFFIXES = (".soc", ".soi", ".toc", ".toi")
-# Header fields that name positions, not items: "Rank_1", "pos 2", "3", "first", "2nd", ...
-_POSITION_HEADER = re.compile(
-    r"^((rank|pos|position|place|choice|pref|preference)?[ _.-]*\d+(st|nd|rd|th)?"
-    r"|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last)$",
-    re.I,
-)
+# The --format choices: rankclust.io.FORMATS (kept literal so that --help imports no reader).
+_READ_FORMATS = ("preflib", "orderings", "ranks", "label-ranking", "kamishima")
+# The read summary of each input file (rankclust.io.ReadReport), shown by _input_note.
+_READ_REPORTS: dict[str, Any] = {}
 
 
 def _check_file(path: str) -> Path:
@@ -413,61 +409,6 @@ def _check_file(path: str) -> Path:
     return p
 
 
-def _read_items_file(path: str) -> list[str]:
-    """Item names, one per line (or comma-separated on one line); blank lines ignored."""
-    with _open_text(_check_file(path)) as f:
-        text = f.read()
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    if len(lines) == 1 and "," in lines[0]:
-        lines = [x.strip() for x in lines[0].split(",")]
-    if not lines:
-        raise CLIError(f"{path}: no item names")
-    if len(lines) > _input_limits().max_items:
-        _too_many_items(path, None, len(lines))
-    if len(set(lines)) != len(lines):
-        dup = next(x for x in lines if lines.count(x) > 1)
-        raise CLIError(f"{path}: item name {dup!r} appears more than once")
-    return lines
-
-
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
-
-
-def _sniff_csv(path: Path) -> tuple[list[str], list[str] | None]:
-    """First two non-blank lines of a CSV file, split on commas."""
-    rows: list[list[str]] = []
-    opener = _open_text(path)
-    with opener as f:
-        for line in f:
-            if line.strip():
-                rows.append([t.strip() for t in line.rstrip("\r\n").split(",")])
-            if len(rows) == 2:
-                break
-    if not rows:
-        raise CLIError(f"{path}: the file is empty")
-    return rows[0], (rows[1] if len(rows) > 1 else None)
-
-
-def _open_text(path: Path) -> Any:
-    """The file's text (gunzipped), read within ``max_input_bytes``.
-
-    Corrupt or truncated gzip data and a file over the limit raise a one-line
-    ``DataFormatError`` naming the file, before anything is parsed.
-    """
-    import io
-
-    from rankclust.io._common import _read_bytes
-
-    data = _read_bytes(path, _input_limits())
-    text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
-    return io.StringIO(text, newline=None)
-
-
 def _input_limits() -> Any:
     """The input limits in force (defaults and ``RANKCLUST_MAX_*``; see rankclust.io)."""
     from rankclust._limits import resolve_limits
@@ -475,252 +416,75 @@ def _input_limits() -> Any:
     return resolve_limits()
 
 
-def _too_many_items(path: Path | str, lineno: int | None, m: int) -> None:
-    from rankclust._limits import InputLimits
+def _item_names(items_file: str | None, encoding: str | None) -> list[str] | None:
+    from rankclust.io import read_item_names
 
-    where = f"{path}, line {lineno}" if lineno is not None else f"{path}"
-    limit = _input_limits().max_items
-    raise CLIError(
-        f"{where}: {m} items, more than the limit max_items={limit} "
-        f"({InputLimits.how_to_raise('max_items')})"
-    )
-
-
-def _too_many_rows(path: Path | str, lineno: int) -> None:
-    from rankclust._limits import InputLimits
-
-    limit = _input_limits().max_rows
-    raise CLIError(
-        f"{path}, line {lineno}: more than {limit} data rows, the limit max_rows "
-        f"({InputLimits.how_to_raise('max_rows')})"
-    )
-
-
-def _is_label_ranking_header(first: list[str], second: list[str] | None) -> bool:
-    if len(first) != 3 or not all(t.isdigit() and t.isascii() and len(t) <= 18 for t in first):
-        return False
-    if second is None:
-        return True
-    _, p, k = (int(t) for t in first)
-    return len(second) == p + k
-
-
-def _detect_format(path: Path, fmt: str) -> str:
-    if fmt != "auto":
-        return fmt
-    name = path.name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    if name.endswith(_PREFLIB_SUFFIXES):
-        return "preflib"
-    first, second = _sniff_csv(path)
-    if _is_label_ranking_header(first, second):
-        return "label-ranking"
-    return "orderings"
-
-
-def _read_named_orderings(
-    path: Path, *, items: Sequence[str] | None, kind: str, header: bool
-) -> Any:
-    """A CSV whose rows list item *names*, best first; blank fields are unfilled positions.
-
-    With a known item list (``--items`` or a header of names) a name outside it is an error
-    naming the line; otherwise items are numbered in order of first appearance.
-    """
-    from rankclust.rankings import Rankings
-
-    known = list(items) if items is not None else None
-    index = {name: j for j, name in enumerate(known)} if known is not None else {}
-    names: list[str] = list(known) if known is not None else []
-    orderings: list[list[int]] = []
-    limits = _input_limits()
-    with _open_text(path) as f:
-        for lineno, row in enumerate(csv.reader(f), start=1):
-            fields = [t.strip() for t in row]
-            if not any(fields):
-                continue
-            if header and lineno == 1:
-                continue
-            if len(orderings) >= limits.max_rows:
-                _too_many_rows(path, lineno)
-            order: list[int] = []
-            seen: set[int] = set()  # (a list lookup would make a long row quadratic)
-            ended = False
-            for token in fields:
-                if not token or token.lower() in ("na", "nan"):
-                    ended = True
-                    continue
-                if ended:
-                    raise CLIError(
-                        f"{path}, line {lineno}: a filled position follows an empty one"
-                    )
-                if token not in index:
-                    if known is not None:
-                        raise CLIError(f"{path}, line {lineno}: unknown item {token!r}")
-                    index[token] = len(names)
-                    names.append(token)
-                    if len(names) > limits.max_items:
-                        _too_many_items(path, lineno, len(names))
-                j = index[token]
-                if j in seen:
-                    raise CLIError(f"{path}, line {lineno}: item {token!r} appears more than once")
-                order.append(j)
-                seen.add(j)
-            orderings.append(order)
-    if not orderings:
-        raise CLIError(f"{path}: no rankings in the file")
-    return Rankings.from_orderings(orderings, n_items=len(names), kind=kind, items=names)
+    return read_item_names(_check_file(items_file), encoding=encoding) if items_file else None
 
 
 def load_rankings(
-    path: str, *, fmt: str = "auto", kind: str | None = None, items_file: str | None = None
+    path: str,
+    *,
+    fmt: str = "auto",
+    kind: str | None = None,
+    items_file: str | None = None,
+    encoding: str | None = None,
+    strict: bool = True,
 ) -> Any:
-    """Read rankings from a PrefLib file, a label-ranking CSV or a CSV of orderings/ranks.
+    """Read rankings with :func:`rankclust.io.read_rankings` (all detection lives there).
 
     Parameters
     ----------
     path : str
-    fmt : {"auto", "preflib", "orderings", "ranks", "label-ranking"}
-        ``auto``: PrefLib by suffix, label-ranking CSV by its ``n,p,k`` header, else a CSV of
-        orderings (one ranking per row, best first; items as 1-based numbers or as names).
+    fmt : {"auto", "preflib", "orderings", "ranks", "label-ranking", "kamishima"}
     kind : {"top", "subset"}, optional
-        Override the meaning of absent items (defaults: PrefLib and orderings ``"top"``,
-        label rankings and rank vectors ``"subset"``).
+        Override the meaning of absent items.
     items_file : str, optional
         Item names, one per line, in item order.
+    encoding : str, optional
+        The files' text encoding (default: byte-order mark, else UTF-8).
+    strict : bool, default=True
+        Refuse the first malformed line; if False skip malformed lines (reported in the
+        summary and in one warning).
+
+    The one-line read summary (rows read, used, refused and why) is printed by
+    ``_input_note`` once the command has accepted the input.
 
     Returns
     -------
     Rankings
     """
-    from rankclust import io as rio
+    from rankclust.io import read_rankings
 
     p = _check_file(path)
-    items = _read_items_file(items_file) if items_file else None
-    fmt = _detect_format(p, fmt)
-    if fmt == "preflib":
-        R = rio.read_preflib(p, kind=kind)
-        if items is not None:
-            R = _with_items(R, items, path)
-    elif fmt == "label-ranking":
-        _, R = rio.read_label_ranking_csv(p, kind=kind or "subset")
-        R = _with_items(R, items or [f"label {j + 1}" for j in range(R.n_items)], path)
-    elif fmt == "ranks":
-        R = rio.read_ranks_csv(p, kind=kind or "subset", items=items)
-    elif fmt == "orderings":
-        R = _read_orderings(p, items=items, kind=kind or "top")
-    else:
-        raise CLIError(f"unknown format {fmt!r}")
-    if R.n_rankings == 0:
-        raise CLIError(f"{path}: no rankings in the file")
-    if R.items is None:  # files number their items from 1: show them so
-        R = _with_items(R, [str(j + 1) for j in range(R.n_items)], path)
+    items = _item_names(items_file, encoding)
+    R, report = read_rankings(
+        p, fmt, encoding=encoding, items=items, kind=kind, strict=strict, return_report=True
+    )
+    _READ_REPORTS[str(path)] = report  # printed by _input_note once the input is accepted
     return R
 
 
-def _read_orderings(p: Path, *, items: list[str] | None, kind: str) -> Any:
-    """A CSV of orderings, one ranking per row, best first; items as numbers or as names.
-
-    The first line is a header when it is not all numbers and either names positions
-    (``Rank_1, ...``) or precedes numeric rows; a header that is not positions names the items
-    (item 1 = first field). Numeric items are 1-based; their number is the largest one seen
-    unless item names are given.
-    """
-    from rankclust import io as rio
-
-    first, second = _sniff_csv(p)
-    first_numeric = all(_is_number(t) for t in first if t)
-    positions = all(_POSITION_HEADER.match(t) for t in first if t)
-    second_numeric = second is not None and all(_is_number(t) for t in second if t)
-    has_header = not first_numeric and (positions or second_numeric)
-    if has_header and not positions and items is None:
-        items = [t for t in first if t]  # a header of item names
-    data_numeric = second_numeric if has_header else first_numeric
-    if not data_numeric:
-        return _read_named_orderings(p, items=items, kind=kind, header=has_header)
-    n_items = len(items) if items is not None else _largest_int(p, skip_first=has_header)
-    return rio.read_orderings_csv(p, kind=kind, items=items, header=has_header, n_items=n_items)
-
-
-def _largest_int(p: Path, *, skip_first: bool) -> int | None:
-    """Largest integer in a numeric CSV (the number of 1-based items), None if unreadable.
-
-    It becomes the number of items: a value above ``max_items`` is refused here, naming its
-    line, before a rank matrix that wide is allocated.
-    """
-    largest = 0
-    max_items = _input_limits().max_items
-    with _open_text(p) as f:
-        for lineno, row in enumerate(csv.reader(f), start=1):
-            if skip_first and lineno == 1:
-                continue
-            for t in row:
-                t = t.strip()
-                if t.isdigit() and t.isascii():  # ("²".isdigit() is True)
-                    if len(t.lstrip("0")) > 18 or int(t) > max_items:
-                        _too_many_items(p, lineno, int(t) if len(t) <= 18 else 10**18)
-                    largest = max(largest, int(t))
-    return largest or None
-
-
-def _with_items(R: Any, items: Sequence[str], path: str) -> Any:
-    from rankclust.rankings import Rankings
-
-    if len(items) != R.n_items:
-        raise CLIError(f"{path}: {len(items)} item names given for {R.n_items} items")
-    return Rankings(
-        R.ranks, kind=R.kind, weights=R.weights if R.is_weighted else None, items=items
-    )
-
-
-def load_label_ranking(path: str, items_file: str | None = None) -> tuple[np.ndarray, Any]:
+def load_label_ranking(
+    path: str, items_file: str | None = None, *, encoding: str | None = None
+) -> tuple[np.ndarray, Any]:
     """Features and label rankings from a label-ranking CSV (``n,p,k`` header)."""
-    from rankclust import io as rio
+    from rankclust.io import read_label_rankings
 
     p = _check_file(path)
-    X, Y = rio.read_label_ranking_csv(p, finite_features=True)
-    items = _read_items_file(items_file) if items_file else None
-    return X, _with_items(Y, items or [f"label {j + 1}" for j in range(Y.n_items)], path)
+    items = _item_names(items_file, encoding)
+    X, Y, report = read_label_rankings(
+        p, encoding=encoding, items=items, finite_features=True, return_report=True
+    )
+    _READ_REPORTS[str(path)] = report
+    return X, Y
 
 
 def _read_numeric_csv(path: str, *, what: str, integer: bool = False) -> np.ndarray:
     """A rectangular numeric CSV (optional header) as a 2-d array; errors name the line."""
-    p = _check_file(path)
-    rows: list[list[float]] = []
-    width = None
-    limits = _input_limits()
-    with _open_text(p) as f:
-        for lineno, row in enumerate(csv.reader(f), start=1):
-            fields = [t.strip() for t in row]
-            if not any(fields):
-                continue
-            if len(rows) >= limits.max_rows:
-                _too_many_rows(path, lineno)
-            if len(fields) * (len(rows) + 1) > limits.max_cells:
-                raise CLIError(
-                    f"{path}, line {lineno}: more than {limits.max_cells} values, the limit "
-                    "max_cells (raise it with RANKCLUST_MAX_CELLS)"
-                )
-            if not rows and width is None and not all(_is_number(t) for t in fields):
-                width = len(fields)  # header
-                continue
-            if width is not None and len(fields) != width:
-                raise CLIError(f"{path}, line {lineno}: {len(fields)} fields, expected {width}")
-            width = len(fields)
-            try:
-                values = [float(t) for t in fields]
-            except ValueError:
-                bad = next(t for t in fields if not _is_number(t))
-                raise CLIError(f"{path}, line {lineno}: {bad!r} is not a number") from None
-            if integer and any(v != int(v) for v in values):
-                raise CLIError(f"{path}, line {lineno}: expected integers")
-            if not all(np.isfinite(values)):
-                raise CLIError(f"{path}, line {lineno}: NaN or infinite value in {what}")
-            rows.append(values)
-    if not rows:
-        raise CLIError(f"{path}: no data rows in {what}")
-    arr = np.asarray(rows)
-    return arr.astype(np.int64) if integer else arr
+    from rankclust.io import read_numeric_csv
+
+    return read_numeric_csv(_check_file(path), what=what, integer=integer)
 
 
 # --------------------------------------------------------------------------------------------
@@ -801,6 +565,9 @@ def _data_row_lines(path: str, n_rows: int) -> list[int] | None:
     header line. The count must match ``n_rows`` exactly; otherwise (rows merged or skipped
     by the reader, a multi-line header) None, and messages name the data row instead.
     """
+    report = _READ_REPORTS.get(str(path))  # the reader's own count, when it read this file
+    if report is not None and report.row_lines is not None:
+        return list(report.row_lines) if len(report.row_lines) == n_rows else None
     import gzip
 
     try:
@@ -952,6 +719,9 @@ def _cluster_figures(out: _Outputs, est: Any, R: Any, prefix: str = "") -> None:
 # commands
 # --------------------------------------------------------------------------------------------
 def _input_note(R: Any, path: str) -> str:
+    report = _READ_REPORTS.get(str(path))
+    if report is not None and report.n_rankings == R.n_rankings:
+        return f"{report.summary()} (kind {R.kind!r})"
     w = f", {R.weights.sum():g} ballots" if R.is_weighted else ""
     return f"{path}: {R.n_rankings} rankings over {R.n_items} items (kind {R.kind!r}{w})"
 
@@ -964,7 +734,8 @@ def cmd_cluster(args: argparse.Namespace, console: _Console) -> int:
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
         extra=_parse_set(args.set), fixed=method.params,
     )  # fmt: skip
-    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     _check_rank_input(method, R, args.file)
     _check_k(args.k, R.n_rankings)
     console.info(_input_note(R, args.file))
@@ -1092,7 +863,8 @@ def cmd_select_k(args: argparse.Namespace, console: _Console) -> int:
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
     make(1)  # bad --n-init and --set values fail here, before the file is read
-    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     _check_rank_input(method, R, args.file)
     ks = _parse_ks(args.ks, largest=R.n_rankings)
     _check_k(ks[-1], R.n_rankings, option="--ks")
@@ -1226,9 +998,9 @@ def cmd_labelrank(args: argparse.Namespace, console: _Console) -> int:
                               extra=extra, fixed=method.params)  # fmt: skip
 
     make()  # bad --n-init and --set values fail here, before the file is read
-    X, Y = load_label_ranking(args.file, args.items)
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     _refuse_ties(args.file, Y, "every label ranker", unit="row")
-    console.info(f"{args.file}: {X.shape[0]} rows, {X.shape[1]} features, {Y.n_items} labels")
+    console.info(_input_note(Y, args.file))
 
     scores = _evaluate(args, console, make, X, Y, predict="predict")
     console.print(f"{cls.__name__} ({method.name})")
@@ -1285,10 +1057,10 @@ def cmd_supervise(args: argparse.Namespace, console: _Console) -> int:
     make()  # bad --n-init and --set values fail here, before the file is read
     if k is None and args.k != 1:  # a single-cluster method cannot honour another K
         raise CLIError(f"-k {args.k}: --method {method.name} fits a single cluster; pass -k 1")
-    X, Y = load_label_ranking(args.file, args.items)
+    X, Y = load_label_ranking(args.file, args.items, encoding=args.encoding)
     _refuse_ties(args.file, Y, "every supervised clusterer", unit="row")
     _check_k(args.k, len(X), "rows")
-    console.info(f"{args.file}: {X.shape[0]} rows, {X.shape[1]} features, {Y.n_items} labels")
+    console.info(_input_note(Y, args.file))
     predict = "predict_ranking" if hasattr(cls, "predict_ranking") else "predict"
     scores = _evaluate(args, console, make, X, Y, predict=predict)
     with console.task(f"fitting {cls.__name__} on all rows"):
@@ -1398,7 +1170,8 @@ def cmd_significance(args: argparse.Namespace, console: _Console) -> int:
         method, cls = _resolve_method("cluster", args.method)
         make_estimator(cls, n_clusters=args.k, n_init=args.n_init, extra=_parse_set(args.set),
                        fixed=method.params)  # fmt: skip
-    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items)
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     # ballots are tested as ballots, chains as chains
     name = args.method or ("mixture" if R.kind == "top" else "chains")
     method, cls = _resolve_method("cluster", name)
@@ -1827,11 +1600,17 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
         g = p.add_argument_group("input")
         g.add_argument("file", metavar="FILE",
                        help="PrefLib .soc/.soi/.toc/.toi, label-ranking CSV, or CSV of orderings")  # fmt: skip
-        g.add_argument("--format", default="auto",
-                       choices=["auto", "preflib", "orderings", "ranks", "label-ranking"],
-                       help="input layout (default: from the suffix and the first lines); "
-                            "'orderings': one ranking per row, best first, items as 1-based "
-                            "numbers or names; 'ranks': column j = rank of item j")  # fmt: skip
+        g.add_argument("--format", default="auto", choices=["auto", *_READ_FORMATS],
+                       help="input layout (default: detected from the suffix and the content, "
+                            "refused when uncertain); 'orderings': one ranking per row, best "
+                            "first, items as 1-based numbers or names; 'ranks': column j = "
+                            "rank of item j; 'kamishima': the SUSHI .order layout")  # fmt: skip
+        g.add_argument("--encoding", default=None, metavar="NAME",
+                       help="text encoding of FILE and --items (default: from a byte-order "
+                            "mark, else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
+        g.add_argument("--skip-malformed", action="store_true",
+                       help="skip malformed lines instead of stopping at the first one; the "
+                            "read summary lists them")  # fmt: skip
         g.add_argument("--kind", choices=["top", "subset"], default=None,
                        help="meaning of absent items: below the listed ones ('top', ballots) "
                             "or unknown ('subset', chains)")  # fmt: skip
@@ -1839,6 +1618,9 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
     elif name == "label-input":
         p.add_argument("file", metavar="FILE.csv", help="label-ranking CSV")
         p.add_argument("--items", metavar="FILE", help="label names, one per line")
+        p.add_argument("--encoding", default=None, metavar="NAME",
+                       help="text encoding of FILE.csv and --items (default: from a "
+                            "byte-order mark, else UTF-8)")  # fmt: skip
     elif name == "fit":
         g = p.add_argument_group("estimator")
         g.add_argument("--n-init", type=_pos_int, default=None, metavar="N",

@@ -1,5 +1,11 @@
 """Readers and writers of preference data files.
 
+**Start here:** :func:`read_rankings` reads any of the files below, detecting the format (or
+refusing what it cannot tell for certain) and the text encoding, and can return a
+:class:`ReadReport` of rows read, used and refused; :func:`read_label_rankings` reads a
+label-ranking CSV the same way, :func:`read_item_names` a list of item names and
+:func:`read_numeric_csv` a table of numbers (features).
+
 Every reader counts what it reads and refuses a malformed line with a
 :class:`DataFormatError` (a ``ValueError``) that names the file, the line and the problem.
 With ``strict=False`` it skips such lines instead and reports every one of them in a single
@@ -27,8 +33,16 @@ from rankclust.io._common import (
     MalformedLinesWarning,
     SkippedLine,
 )
+from rankclust.io.auto import (
+    FORMATS,
+    ReadReport,
+    read_item_names,
+    read_label_rankings,
+    read_rankings,
+)
 from rankclust.io.label_ranking_csv import read_label_ranking_csv, write_label_ranking_csv
 from rankclust.io.msnbc import read_msnbc
+from rankclust.io.numeric_csv import read_numeric_csv
 from rankclust.io.orderings_csv import (
     read_orderings_csv,
     read_rankcluster_csv,
@@ -47,6 +61,7 @@ from rankclust.io.sushi import (
 )
 
 __all__ = [
+    "FORMATS",
     "PREFLIB_DATA_TYPES",
     "SUSHI_ITEM_FEATURES",
     "SUSHI_USER_FEATURES",
@@ -54,12 +69,17 @@ __all__ = [
     "InputLimits",
     "MalformedLinesWarning",
     "PreflibMetadata",
+    "ReadReport",
     "SkippedLine",
+    "read_item_names",
     "read_label_ranking_csv",
+    "read_label_rankings",
     "read_msnbc",
+    "read_numeric_csv",
     "read_orderings_csv",
     "read_preflib",
     "read_rankcluster_csv",
+    "read_rankings",
     "read_ranks_csv",
     "read_sushi_idata",
     "read_sushi_order",
