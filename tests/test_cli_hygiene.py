@@ -44,7 +44,7 @@ ACCEPTS = {
                                                    "--greater-is-better"},
     "demo": _COMMON | {"--plots", "--wide", "--random-state"},
     "reproduce": _COMMON | {"--full", "--experiments-dir"},
-    "predict": _COMMON | {"--format", "--kind", "--items", "--out", "--json"},
+    "predict": _COMMON | {"--format", "--kind", "--items", "--encoding", "--out", "--json"},
 }  # fmt: skip
 
 

@@ -117,8 +117,8 @@ def test_round_trip_in_a_new_process(tmp_path, kind):
         want_rankings = est.predict_rankings(X[:12])
         assert want_rankings.items == tuple(LABELS)
     save(est, model_path)
-    fmt = ["--format", "ranks"] if kind == "mixture" else []
-    proc = run_new_process("predict", model_path, new, *fmt, "--out", out_csv, "--json", out_json)
+    # a header of names over rank rows is detected as rank vectors (no --format needed)
+    proc = run_new_process("predict", model_path, new, "--out", out_csv, "--json", out_json)
     assert proc.returncode == 0, proc.stderr
     rows = _read_csv(out_csv.read_text())
     result = json.loads(out_json.read_text())
@@ -293,3 +293,23 @@ def test_ordinal_model_predicts_clusters(capsys, tmp_path):
     rows = _read_csv(out)
     assert list(rows[0]) == ["row", "cluster"]
     np.testing.assert_array_equal([int(r["cluster"]) for r in rows], load(model).predict(X))
+
+
+def test_predict_reads_through_the_one_reader_with_its_encoding_option(tmp_path, capsys):
+    from rankclust.cluster import MallowsMixture
+
+    R = _ballots()
+    R = Rankings(R.ranks, kind="top", items=["Zoë", "Zoé", "Ana", "Bo", "Cy"])
+    est = MallowsMixture(2, random_state=0).fit(R)
+    save(est, tmp_path / "m.zip")
+    new = tmp_path / "latin.csv"
+    order = [4, 2, 0, 1, 3]
+    lines = [",".join(R.items[j] for j in order)]
+    lines += [",".join(str(v) for v in row) for row in (R.ranks[:, order] + 1).tolist()]
+    new.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    code, _, err = run(capsys, "predict", tmp_path / "m.zip", new)
+    assert code == 2 and "--encoding" in err and "latin.csv" in err
+    code, out, err = run(capsys, "predict", tmp_path / "m.zip", new, "--encoding", "latin-1")
+    assert code == 0, err
+    got = [int(r["cluster"]) for r in _read_csv(out)]
+    assert got == est.predict(R).tolist()  # Zoë and Zoé kept apart, columns matched by name

@@ -34,25 +34,31 @@ import numpy as np
 __all__ = ["add_predict_parser", "cmd_predict", "predictions"]
 
 _FEATURE_FORMATS = ("features", "label-ranking")
-_RANKING_FORMATS = ("auto", "preflib", "orderings", "ranks", "label-ranking")
+
+
+def _ranking_formats() -> tuple[str, ...]:
+    """The layouts :func:`rankclust.io.read_rankings` reads (one list: the reader's)."""
+    from rankclust.io import FORMATS
+
+    return ("auto", *FORMATS)
 
 
 # --------------------------------------------------------------------------------------------
 # reading (one function per input type: the only places that know the CLI's readers)
 # --------------------------------------------------------------------------------------------
-def _read_rankings(path: str, *, fmt: str, kind: str | None, items_file: str | None) -> Any:
+def _read_rankings(
+    path: str, *, fmt: str, kind: str | None, items_file: str | None, encoding: str | None
+) -> Any:
     from rankclust.cli import load_rankings
 
-    return load_rankings(path, fmt=fmt, kind=kind, items_file=items_file)
+    return load_rankings(path, fmt=fmt, kind=kind, items_file=items_file, encoding=encoding)
 
 
-def _read_features(path: str, *, fmt: str) -> np.ndarray:
-    from rankclust.cli import CLIError, _read_numeric_csv
+def _read_features(path: str, *, fmt: str, encoding: str | None) -> np.ndarray:
+    from rankclust.cli import CLIError, _read_numeric_csv, load_label_ranking
 
     if fmt == "label-ranking":
-        from rankclust.io import read_label_ranking_csv
-
-        X, _ = read_label_ranking_csv(path, finite_features=True)
+        X, _ = load_label_ranking(path, encoding=encoding)
         return X
     if fmt != "features":
         raise CLIError(f"--format {fmt} is for rankings; this model reads features: "
@@ -235,11 +241,11 @@ def cmd_predict(args: argparse.Namespace, console: Any) -> int:
     family = _family(model)
     if family == "rankings":
         fmt = "auto" if args.format is None else args.format
-        if fmt not in _RANKING_FORMATS:
+        if fmt not in _ranking_formats():
             raise CLIError(f"--format {fmt}: this model reads rankings: use one of "
-                           f"{', '.join(_RANKING_FORMATS)}")  # fmt: skip
+                           f"{', '.join(_ranking_formats())}")  # fmt: skip
         data = _read_rankings(args.file, fmt=fmt, kind=args.kind or _model_kind(model),
-                              items_file=args.items)  # fmt: skip
+                              items_file=args.items, encoding=args.encoding)  # fmt: skip
         data = _unnumbered(data, getattr(model, "items_", None))
         n = data.n_rankings
         what = f"{n} rankings over {data.n_items} items"
@@ -247,7 +253,7 @@ def cmd_predict(args: argparse.Namespace, console: Any) -> int:
         if args.items or args.kind:
             raise CLIError(f"--items and --kind apply to rankings; {type(model).__name__} "
                            "reads features")  # fmt: skip
-        data = _read_features(args.file, fmt=args.format or "features")
+        data = _read_features(args.file, fmt=args.format or "features", encoding=args.encoding)
         n = data.shape[0]
         what = f"{n} rows, {data.shape[1]} features"
     pred = predictions(model, data)
@@ -283,12 +289,15 @@ def add_predict_parser(command: Any) -> None:
     p.add_argument("model", metavar="MODEL", help="model file written by --save")
     p.add_argument("file", metavar="FILE", help="rankings or features to predict")
     p.add_argument("--format", default=None,
-                   choices=sorted(set(_RANKING_FORMATS) | set(_FEATURE_FORMATS)),
+                   choices=sorted(set(_ranking_formats()) | set(_FEATURE_FORMATS)),
                    help="input layout: for rankings as in 'cluster' (default auto); for "
                         "features 'features' (default) or 'label-ranking'")  # fmt: skip
     p.add_argument("--kind", choices=["top", "subset"], default=None,
                    help="meaning of absent items (default: the model's)")  # fmt: skip
     p.add_argument("--items", metavar="FILE", help="item names of FILE, one per line")
+    p.add_argument("--encoding", default=None, metavar="NAME",
+                   help="text encoding of FILE and --items (default: from a byte-order mark, "
+                        "else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
     p.add_argument("--out", metavar="FILE.csv", help="write the predictions as CSV")
     p.add_argument("--json", metavar="FILE.json", help="write the predictions as JSON")
     p.set_defaults(handler=cmd_predict)
