@@ -87,17 +87,20 @@ def _read_csv(text):
 
 
 # ------------------------------------------------------------------ the round trip
+@pytest.mark.parametrize("frames", [False, True], ids=["rankings", "dataframes"])
 @pytest.mark.parametrize("kind", ["label_ranker", "supervised", "mixture"])
-def test_round_trip_in_a_new_process(tmp_path, kind):
-    """Named data -> fit -> save -> ``rankclust predict`` in a new process -> same names and
-    the same predictions as in this process."""
+def test_round_trip_in_a_new_process(tmp_path, kind, frames):
+    """Named data (Rankings with items, or pandas DataFrames with named columns) -> fit ->
+    save -> ``rankclust predict`` in a new process -> same names and the same predictions as
+    in this process."""
+    pd = pytest.importorskip("pandas") if frames else None
     model_path = tmp_path / "model.zip"
     out_csv, out_json = tmp_path / "p.csv", tmp_path / "p.json"
     if kind == "mixture":
         from rankclust.cluster import MallowsMixture
 
         R = _ballots()
-        est = MallowsMixture(2, random_state=0).fit(R)
+        est = MallowsMixture(2, random_state=0).fit(R.to_dataframe() if frames else R)
         new = tmp_path / "new.csv"
         _write_ranks(new, R, [3, 0, 4, 2, 1])  # columns in another order
         want_cluster = est.predict(R)
@@ -107,10 +110,14 @@ def test_round_trip_in_a_new_process(tmp_path, kind):
         from rankclust.supervised import PrototypePLMixture
 
         X, Y = _label_data()
+        X_fit, Y_fit = X, Y
+        if frames:
+            X_fit = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+            Y_fit = Y.to_dataframe()
         est = (
-            LabelRankingTree().fit(X, Y)
+            LabelRankingTree().fit(X_fit, Y_fit)
             if kind == "label_ranker"
-            else PrototypePLMixture(n_clusters=2, random_state=0).fit(X, Y)
+            else PrototypePLMixture(n_clusters=2, random_state=0).fit(X_fit, Y_fit)
         )
         new = tmp_path / "new.csv"
         _write_features(new, X[:12])

@@ -19,6 +19,7 @@ Reproducibility (``random_state``) is in ``test_reproducibility.py``.
 from __future__ import annotations
 
 import copy
+import inspect
 import pickle
 import warnings
 
@@ -75,6 +76,9 @@ EXCLUDED: dict[str, dict[str, str]] = {
         + " (and the ties it makes); sample_weight as a list is tested in "
         "test_fuzz_estimators",
         "check_sample_weights_list": _RANKS_INPUT,
+        "check_sample_weights_pandas_series": _RANKS_INPUT
+        + " (and the ties it makes)"
+        + _COVERED.format("test_sample_weight_as_pandas_series"),
         "check_all_zero_sample_weights_error": _RANKS_INPUT
         + _COVERED.format("test_fuzz_estimators::test_sample_weight_hostile"),
         "check_sample_weights_shape": _RANKS_INPUT,
@@ -341,3 +345,22 @@ def test_ranking_predictions_order_and_subset_invariant(name):
         np.testing.assert_allclose(permuted, full[perm], rtol=1e-9, atol=1e-12)
         half = np.asarray(output_of(est, (_rows(data, np.arange(n // 2)),)))
         np.testing.assert_allclose(half, full[: n // 2], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_sample_weight_as_pandas_series(name):
+    """A pandas Series of weights gives the fit of the same weights as an array (on ranking
+    data; scikit-learn's own check feeds tied float features)."""
+    pd = pytest.importorskip("pandas")
+    cls = ESTIMATORS[name]
+    if "sample_weight" not in inspect.signature(cls.fit).parameters:
+        pytest.skip(f"{name}.fit takes no sample_weight")
+    args = fit_args(cls)
+    n = args[0].shape[0]
+    w = np.random.default_rng(0).integers(1, 4, size=n).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
+        a = make(cls, **seed).fit(*args, sample_weight=w)
+        b = make(cls, **seed).fit(*args, sample_weight=pd.Series(w, index=np.arange(n) + 7))
+    assert equal(fitted_state(a), fitted_state(b))
