@@ -62,11 +62,22 @@ from rankclust._dask import (
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
+from rankclust._runs import FitRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
     pair_indicators,
     solve_thetas,
+)
+from rankclust.cluster._seeding import (
+    KMEANSPP,
+    BlockSpace,
+    check_kmeanspp_spelling,
+    greedy_kmeanspp,
+    kmeanspp_step,
+    n_local_trials,
+    random_completion,
+    seed_distances,
 )
 from rankclust.consensus import kemeny_exact, kemeny_local_search
 from rankclust.distances import kendall_distances
@@ -130,19 +141,21 @@ _POLISH = 1e-5
 # --------------------------------------------------------------------------------------------
 # shared driver
 # --------------------------------------------------------------------------------------------
-@dataclass
-class _Run:
-    """One EM run from one initialisation (private)."""
+@dataclass(kw_only=True)
+class _Run(FitRun):
+    """One EM run from one initialisation (private): a :class:`~rankclust._runs.FitRun`
+    whose objective is the negative log-likelihood, with the EM state to continue it."""
 
-    params: dict
     weights: np.ndarray
-    log_likelihood: float
     states: list  # per-block _BlockState of the last E-step
-    n_iter: int
-    converged: bool
     history: list = field(default_factory=list)
     n_reseeded: int = 0
     grown: bool = False  # started from a fitted mixture with one component fewer
+
+    @property
+    def log_likelihood(self) -> float:
+        """The (unpenalised) log-likelihood reached, ``-objective``."""
+        return -self.objective
 
 
 @dataclass
@@ -169,19 +182,6 @@ class _Blocks:
     total: float  # total weight
     n_items: int
     kind: str
-
-
-def _random_completion(row: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
-    """A complete position vector that keeps the present items' order (absent ones after)."""
-    m = row.shape[0]
-    present = np.flatnonzero(row >= 0)
-    absent = np.flatnonzero(row < 0)
-    order = np.concatenate(
-        [present[np.argsort(row[present], kind="stable")], rng.permutation(absent)]
-    )
-    pos = np.empty(m, dtype=np.int64)
-    pos[order] = np.arange(m)
-    return pos
 
 
 def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
@@ -242,41 +242,9 @@ def _partition_mismatch(table: np.ndarray) -> float:
     return float(1.0 - table[rows, cols].sum() / total) if total > 0 else 0.0
 
 
-def _seed_weights(data: Any) -> np.ndarray:
-    """``w_i`` times the number of pairs ranking i orders (the first k-means++ draw)."""
-    m = data.ranks.shape[1]
-    t = data.R.lengths.astype(np.float64)
-    pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
-    return data.w * np.maximum(pairs, 1e-12)
-
-
-def _seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
-    pairs = getattr(data, "pairs", None)
-    if pairs is not None:  # the Mallows statistic: one product with the pair indicators
-        return pairs @ discordance_matrix(np.asarray(center)[None, :])[:, 0]
-    return kendall_distances(data.R, center).astype(np.float64)
-
-
-def _seed_scores(data: Any, nearest: np.ndarray) -> np.ndarray:
-    return data.w * nearest
-
-
-def _candidate_distances(data: Any, nearest: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    """(u_b, n_cand): the distance to the nearest seed if each candidate were added."""
-    return np.stack([np.minimum(nearest, kendall_distances(data.R, c)) for c in cands], axis=1)
-
-
-def _candidate_potentials(data: Any, dists: np.ndarray) -> np.ndarray:
-    return np.array([data.w @ dists[:, j] for j in range(dists.shape[1])])
-
-
-def _column(dists: np.ndarray, j: int) -> np.ndarray:
-    return dists[:, j].copy()
-
-
 def _block_center_distances(data: Any, centers: np.ndarray) -> np.ndarray:
     """(u_b, K): Kendall's statistic of every ranking of the block to every centre."""
-    return np.stack([_seed_distances(data, c) for c in centers], axis=1)
+    return np.stack([seed_distances(data, c) for c in centers], axis=1)
 
 
 def _split_scores(data: Any, state: _BlockState, dists: np.ndarray, j: int) -> np.ndarray:
@@ -289,16 +257,12 @@ def _split_potentials(
 ) -> np.ndarray:
     """Per candidate c: ``sum_i w_i q_ij min(d(pi_i, sigma_j), d(pi_i, c))``."""
     wq = data.w * state.resp[:, j]
-    return np.array([wq @ np.minimum(dists[:, j], _seed_distances(data, c)) for c in cands])
+    return np.array([wq @ np.minimum(dists[:, j], seed_distances(data, c)) for c in cands])
 
 
-def _nearest_scores(data: Any, dists: np.ndarray) -> np.ndarray:
-    return data.w * dists.min(axis=1)
-
-
-def _nearest_potentials(data: Any, dists: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    nearest = dists.min(axis=1)
-    return np.array([data.w @ np.minimum(nearest, _seed_distances(data, c)) for c in cands])
+def _row_min(dists: np.ndarray) -> np.ndarray:
+    """Distance of every ranking of a block to its nearest centre."""
+    return dists.min(axis=1)
 
 
 def _block_pair_counts(data: Any) -> np.ndarray:
@@ -351,7 +315,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
 
     _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
         "n_components": [Interval(numbers.Integral, 1, None)],
-        "init": [StrOptions({"kmeans++", "random"})],
+        # "kmeans++": the old spelling, accepted with a FutureWarning
+        "init": [StrOptions({KMEANSPP, "kmeans++", "random"})],
         "n_init": [Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
         "max_init": [Interval(numbers.Integral, 1, None), None],
         "n_agree": [Interval(numbers.Integral, 1, None)],
@@ -471,7 +436,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
 
     def _reseed(self, params: dict, k: int, row: np.ndarray, rng: Any) -> dict:
         """Component k restarted at a random completion of the ranking ``row``."""
-        return self._seed_component(params, k, _random_completion(row, rng))
+        return self._seed_component(params, k, random_completion(row, rng))
 
     # ---------------------------------------------------------------- EM
     def _seeds(self, blocks: _Blocks, rng: np.random.RandomState) -> np.ndarray:
@@ -480,29 +445,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         m = blocks.n_items
         if self.init == "random":
             return np.argsort(rng.random_sample((k_comp, m)), axis=1).argsort(axis=1)
-        # greedy k-means++ (Arthur & Vassilvitskii 2007; the variant of scikit-learn): each
-        # new seed is the best of 2 + log K candidates drawn with probability proportional
-        # to w_i times the Kendall statistic to the nearest seed so far, completed at random.
-        # The first seed is drawn in proportion to w_i times the number of pairs the ranking
-        # orders, so that a top-1 ballot (one pair in m - 1 known) rarely seeds alone.
-        ex, parts, offsets = blocks.ex, blocks.parts, blocks.offsets
-        first, _ = weighted_choice(ex, ex.map(_seed_weights, parts), offsets, rng)
-        seeds = [_random_completion(take_rows(ex, parts, offsets, first)[0], rng)]
-        nearest = ex.map(_seed_distances, parts, center=seeds[0])
-        n_trials = 2 + int(np.log(k_comp))
-        for _ in range(1, k_comp):
-            scores = ex.map(_seed_scores, parts, nearest)
-            picks, _ = weighted_choice(ex, scores, offsets, rng, size=n_trials)
-            if picks is None:
-                seeds.append(np.argsort(rng.random_sample(m)).argsort())
-                continue
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
-            dists = ex.map(_candidate_distances, parts, nearest, cands=cands)
-            best = int(np.argmin(ex.sum(_candidate_potentials, parts, dists)))
-            seeds.append(cands[best])
-            nearest = ex.map(_column, dists, j=best)
-        return np.asarray(seeds, dtype=np.int64)
+        # greedy k-means++ over the distinct rankings (see rankclust.cluster._seeding)
+        space = BlockSpace(blocks.ex, blocks.parts, blocks.offsets, m)
+        return np.asarray(greedy_kmeanspp(space, k_comp, rng), dtype=np.int64)
 
     def _warm_starts(
         self, blocks: _Blocks, prev: _RankingMixture, rng: np.random.RandomState
@@ -529,7 +474,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         states = ex.map(self._block_e_step, parts, params=params, log_weights=log_weights)
         centers = self._modal_positions(params)
         dists = ex.map(_block_center_distances, parts, centers=centers)
-        n_trials = 2 + int(np.log(k_comp))
+        n_trials = n_local_trials(k_comp)
+        space = BlockSpace(ex, parts, offsets, blocks.n_items)
         starts = []
 
         def grown(cand: np.ndarray, new_weights: np.ndarray) -> tuple[dict, np.ndarray]:
@@ -541,21 +487,16 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             picks, _ = weighted_choice(ex, scores, offsets, rng, size=n_trials)
             if picks is None:  # every ranking of component j sits at its centre
                 continue
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
+            cands = space.candidates(picks, rng)
             pots = ex.sum(_split_potentials, parts, states, dists, j=j, cands=cands)
             new_weights = np.append(weights, weights[j] / 2)
             new_weights[j] /= 2
             starts.append(grown(cands[int(np.argmin(pots))], new_weights))
-        picks, _ = weighted_choice(
-            ex, ex.map(_nearest_scores, parts, dists), offsets, rng, n_trials
-        )
-        if picks is not None:
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
-            pots = ex.sum(_nearest_potentials, parts, dists, cands=cands)
+        # the added component: one k-means++ step from the K - 1 fitted centres
+        step = kmeanspp_step(space, ex.map(_row_min, dists), n_trials, rng)
+        if step is not None:
             new_weights = np.append(weights * (k_comp - 1) / k_comp, 1.0 / k_comp)
-            starts.append(grown(cands[int(np.argmin(pots))], new_weights))
+            starts.append(grown(step[0], new_weights))
         return starts
 
     def _block_e_step(self, data: Any, params: dict, log_weights: np.ndarray) -> _BlockState:
@@ -643,7 +584,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         return _Run(
             params=params,
             weights=weights,
-            log_likelihood=wll,
+            objective=-wll,
             states=states,
             n_iter=n_done + n_iter,
             converged=converged,
@@ -678,6 +619,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         """:meth:`fit`, plus the starts grown from ``warm`` (a fitted mixture with one
         component fewer, see :meth:`_warm_starts`) when given (used by :func:`select_k`)."""
         self._validate_params()
+        check_kmeanspp_spelling(self.init, type(self).__name__)
         if warm is not None and len(warm.weights_) != self.n_components - 1:
             raise ValueError("warm must be a fitted mixture with n_components - 1 components")
         if self.backend == "dask" or is_dask_collection(R):
@@ -1012,10 +954,11 @@ class MallowsMixture(_RankingMixture):
         paper's step: one best adjacent transposition of the previous centre per iteration;
         ``"auto"`` -- exact up to 8 items, local beyond. A new centre is accepted only if it
         lowers the Kemeny cost, so the log-likelihood never decreases.
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"k-means++", "random"}, default="k-means++"
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
         permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
+        The old spelling ``"kmeans++"`` is accepted with a ``FutureWarning``.
     {restart_parameters}
     max_iter : int, default=500
         Maximum number of EM iterations per run.
@@ -1152,7 +1095,7 @@ class MallowsMixture(_RankingMixture):
         n_components: int = 2,
         *,
         center_method: str = "auto",
-        init: str = "kmeans++",
+        init: str = KMEANSPP,
         n_init: int | str = "auto",
         max_init: int | None = None,
         n_agree: int = 3,
@@ -1326,10 +1269,11 @@ class PlackettLuceMixture(_RankingMixture):
     Parameters
     ----------
     n_components : int, default=2
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"k-means++", "random"}, default="k-means++"
         Starting components: k-means++ seeding on Kendall's statistic (seed rankings
         completed at random), or random permutations; a seed ranking ``s`` becomes the
-        log-worths ``-init_scale * position``.
+        log-worths ``-init_scale * position``. The old spelling ``"kmeans++"`` is accepted
+        with a ``FutureWarning``.
     {restart_parameters}
     max_iter : int, default=1000
         Maximum number of EM iterations per run.
@@ -1420,7 +1364,7 @@ class PlackettLuceMixture(_RankingMixture):
         self,
         n_components: int = 2,
         *,
-        init: str = "kmeans++",
+        init: str = KMEANSPP,
         n_init: int | str = "auto",
         max_init: int | None = None,
         n_agree: int = 3,
