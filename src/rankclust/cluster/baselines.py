@@ -25,7 +25,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
-from rankclust._runs import FitRun, best_run
+from rankclust._runs import best_run
+from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._seeding import kmeanspp_rankings, random_completion
 from rankclust.cluster.mixture import MallowsMixture
 from rankclust.distances import kendall_distances
@@ -209,7 +210,7 @@ def complete_rankings(
     return Rankings._from_trusted(out, kind="subset", weights=weights, items=R.items)
 
 
-class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
+class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     """Mallows mixture fitted through completed rankings (Beckett 1993; Busse et al. Sec. 4).
 
     Each iteration: (1) complete every top-t list under every component -- ``"hard"``: the
@@ -321,7 +322,7 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
             axis=1,
         )
 
-    def _run(self, R: Rankings, rng: np.random.RandomState) -> FitRun:
+    def _run(self, R: Rankings, rng: np.random.RandomState) -> MixtureRun:
         k_comp = self.n_components
         w = R.weights
         total = float(w.sum())
@@ -358,11 +359,12 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
                 )
                 thetas[k] = estimate_theta(completed[k], new_centers[k], resp[:, k])
             centers = new_centers
-        return FitRun(
+        return MixtureRun(
             objective=-ll,
             n_iter=n_iter,
             converged=converged or self.completion == "sample",
-            params={"centers": centers, "thetas": thetas, "weights": weights, "resp": resp},
+            weights=weights,
+            params={"centers": centers, "thetas": thetas, "resp": resp},
         )
 
     def fit(self, R: Any, y: Any = None) -> CompletionMallowsMixture:
@@ -375,23 +377,21 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
             raise ValueError(f"R has {R.n_items} item(s); a ranking mixture needs at least 2")
         rng = check_random_state(self.random_state)
         best = best_run([self._run(R, rng) for _ in range(self.n_init)])
-        params = best.params
         if not best.converged:
             warnings.warn(
                 "CompletionMallowsMixture did not converge in max_iter iterations",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        order = np.lexsort((np.arange(self.n_components), -params["weights"]))
-        self.center_positions_ = params["centers"][order]
-        self.centers_ = Rankings._from_trusted(self.center_positions_, items=R.items)
-        self.thetas_ = np.minimum(params["thetas"][order], THETA_MAX)
-        self.weights_ = params["weights"][order]
-        self.labels_ = np.argmax(params["resp"][:, order], axis=1)
-        self.log_likelihood_ = -best.objective
-        self.n_iter_ = best.n_iter
-        self.converged_ = best.converged
+        self.items_ = R.items
+        order = self._set_common(best)
+        self.labels_ = np.argmax(best.params["resp"][:, order], axis=1)
         return self
+
+    def _set_fitted(self, params: dict, order: np.ndarray) -> None:
+        self.center_positions_ = params["centers"][order]
+        self.centers_ = Rankings._from_trusted(self.center_positions_, items=self.items_)
+        self.thetas_ = np.minimum(params["thetas"][order], THETA_MAX)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -62,7 +63,7 @@ from rankclust._dask import (
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
-from rankclust._runs import FitRun
+from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
@@ -142,20 +143,14 @@ _POLISH = 1e-5
 # shared driver
 # --------------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
-class _Run(FitRun):
-    """One EM run from one initialisation (private): a :class:`~rankclust._runs.FitRun`
-    whose objective is the negative log-likelihood, with the EM state to continue it."""
+class _Run(MixtureRun):
+    """One EM run from one initialisation (private): a
+    :class:`~rankclust.cluster._mixture_contract.MixtureRun` with the EM state to continue it."""
 
-    weights: np.ndarray
     states: list  # per-block _BlockState of the last E-step
     history: list = field(default_factory=list)
     n_reseeded: int = 0
     grown: bool = False  # started from a fitted mixture with one component fewer
-
-    @property
-    def log_likelihood(self) -> float:
-        """The (unpenalised) log-likelihood reached, ``-objective``."""
-        return -self.objective
 
 
 @dataclass
@@ -297,17 +292,17 @@ def _with_restart_doc(cls: type) -> type:
     return cls
 
 
-class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
+class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     """EM driver shared by the ranking mixtures (private).
 
-    Subclasses implement ``_prepare(Ru)`` (compile a block of distinct rankings once),
-    ``_init_params(blocks, seeds, rng)``, ``_loglik_and_cache(data, params)`` -> ((u, K) component
-    log-likelihoods, by-product for the M-step), ``_m_step(blocks, states, params,
-    reseeded)`` -> (params, changed), ``_seed_component(params, k, positions)`` (component k
-    restarted at a complete ranking), ``_modal_positions(params)`` -> (K, m) modal rankings,
-    ``_penalty(params)`` (log-prior, 0 for maximum likelihood), ``_n_free(m)`` (free
-    parameters per component, the weight excluded) and ``_set_fitted(params, order)``;
-    ``_check_data(blocks)`` may reject data before EM.
+    Subclasses implement the abstract hooks below (the section "hooks of the driver"):
+    compile a block of distinct rankings once (``_prepare``), start (``_init_params``,
+    ``_seed_component``), the E-step's component log-likelihoods (``_loglik_and_cache``), the
+    M-step (``_m_step``), the modal rankings (``_modal_positions``), the count of free
+    parameters (``_n_free``), and the fitted parameters (``_set_fitted`` of
+    :class:`~rankclust.cluster._mixture_contract.MixtureContract`, ``_fitted_params``,
+    ``_validate_loaded_params``). ``_penalty`` (log-prior, default 0) and ``_check_data``
+    (reject data before EM, default nothing) have defaults.
 
     Everything that touches rows runs per block through ``blocks.ex`` (see
     :mod:`rankclust._dask`): in memory one block, on Dask many, with the same code.
@@ -339,6 +334,52 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
                 MAX_PAIRWISE_BYTES,
                 f"the EM statistics of {self.n_components} component(s) over {m} items",
             )
+
+    # ---------------------------------------------------------------- hooks of the driver
+    @abstractmethod
+    def _prepare(self, Ru: Rankings) -> Any:
+        """Compile a block of distinct rankings once per fit (model data of the block)."""
+
+    @abstractmethod
+    def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
+        """Component parameters that start at the (K, m) complete rankings ``seeds``."""
+
+    @abstractmethod
+    def _seed_component(self, params: dict, k: int, positions: np.ndarray) -> dict:
+        """``params`` with component k restarted at the complete ranking ``positions``."""
+
+    @abstractmethod
+    def _loglik_and_cache(self, data: Any, params: dict) -> tuple[np.ndarray, Any]:
+        """((u_b, K) component log-likelihoods of a block, by-product for the M-step)."""
+
+    @abstractmethod
+    def _m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        """(new params, whether a discrete parameter changed) from the E-step ``states``."""
+
+    @abstractmethod
+    def _modal_positions(self, params: dict) -> np.ndarray:
+        """(K, m) modal rankings of the components (position vectors)."""
+
+    @abstractmethod
+    def _n_free(self, m: int) -> float:
+        """Free parameters per component over m items, its weight excluded."""
+
+    @abstractmethod
+    def _fitted_params(self) -> dict:
+        """The fitted component parameters, in the form ``params`` takes."""
+
+    @abstractmethod
+    def _validate_loaded_params(self, m: int, k: int) -> None:
+        """The component parameters of a loaded mixture (see :meth:`_validate_loaded_state`)."""
+
+    def _penalty(self, params: dict) -> float:
+        """Log-prior of the parameters (0: maximum likelihood)."""
+        return 0.0
+
+    def _check_data(self, blocks: _Blocks) -> None:
+        """Reject data on which the model cannot be fitted (default: nothing to check)."""
 
     # ---------------------------------------------------------------- input
     def _check_input(self, R: Any, *, reset: bool) -> Rankings:
@@ -430,9 +471,6 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             ).persist()
 
         return blocks, CR, labels
-
-    def _check_data(self, blocks: _Blocks) -> None:
-        """Reject data on which the model cannot be fitted (default: nothing to check)."""
 
     def _reseed(self, params: dict, k: int, row: np.ndarray, rng: Any) -> dict:
         """Component k restarted at a random completion of the ranking ``row``."""
@@ -645,14 +683,11 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        order = np.lexsort((np.arange(self.n_components), -best.weights))
         self.n_items_ = m
         self.kind_ = R.kind
         self.items_ = R.items
-        self.weights_ = best.weights[order]
-        self._set_fitted(best.params, order)
+        order = self._set_common(best)
         w_total = blocks.total
-        self.log_likelihood_ = best.log_likelihood
         self.objective_ = -best.log_likelihood
         self.n_parameters_ = self._n_parameters(m)
         self.n_rankings_ = w_total
@@ -662,8 +697,6 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             blocks.ex.sum(_block_entropy, blocks.parts, best.states, order=order)
         )
         self.icl_ = self.bic_ + 2.0 * self.entropy_
-        self.n_iter_ = best.n_iter
-        self.converged_ = best.converged
         self.n_reseeded_ = best.n_reseeded
         self.n_init_ = search["n_starts"]
         self.n_init_agreeing_ = search["n_agreeing"]
@@ -891,10 +924,6 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         self._validate_loaded_params(m, k)
-
-    def _validate_loaded_params(self, m: int, k: int) -> None:
-        """The component parameters of a loaded mixture (see :meth:`_validate_loaded_state`)."""
-        raise NotImplementedError
 
 
 def _weighted_score(R: Rankings, est: Any) -> tuple[float, float]:
@@ -1133,9 +1162,6 @@ class MallowsMixture(_RankingMixture):
 
     def _n_free(self, m: int) -> float:
         return 1.0 + self.center_dof
-
-    def _penalty(self, params: dict) -> float:
-        return 0.0
 
     def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
         return {"centers": seeds, "thetas": np.full(len(seeds), float(self.theta_init))}
