@@ -135,12 +135,12 @@ def test_weighted_equals_expanded(rng):
         a = km._single_run(_OrderData(uniq), init.copy())
         b = km._single_run(_OrderData(R), init[inverse].copy())
         c = km._single_run(_OrderData(uniq.with_weights(None), uniq.weights), init.copy())
-        assert a[2] > 0
-        np.testing.assert_array_equal(a[1], c[1])
-        assert a[2] == pytest.approx(c[2])
-        np.testing.assert_array_equal(a[0][inverse], b[0])
-        np.testing.assert_array_equal(a[1], b[1])
-        assert a[2] == pytest.approx(b[2])
+        assert a.objective > 0
+        np.testing.assert_array_equal(a.params["centers"], c.params["centers"])
+        assert a.objective == pytest.approx(c.objective)
+        np.testing.assert_array_equal(a.labels[inverse], b.labels)
+        np.testing.assert_array_equal(a.params["centers"], b.params["centers"])
+        assert a.objective == pytest.approx(b.objective)
 
 
 def test_reproducible_and_sklearn_api():
@@ -275,7 +275,7 @@ def test_random_partition_init_unchanged():
     ref = KOMeans(2)._single_run(
         _OrderData(R), np.random.RandomState(3).randint(2, size=100).astype(np.int64)
     )
-    np.testing.assert_array_equal(km.labels_, ref[0])
+    np.testing.assert_array_equal(km.labels_, ref.labels)
 
 
 @pytest.mark.parametrize(("metric", "centroid"), [("spearman", "tmse"), ("kendall", "ebc")])

@@ -25,7 +25,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
-from rankclust.cluster.mixture import MallowsMixture, _random_completion
+from rankclust._runs import best_run
+from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
+from rankclust.cluster._seeding import kmeanspp_rankings, random_completion
+from rankclust.cluster.mixture import MallowsMixture
 from rankclust.distances import kendall_distances
 from rankclust.models.mallows import (
     THETA_MAX,
@@ -207,7 +210,7 @@ def complete_rankings(
     return Rankings._from_trusted(out, kind="subset", weights=weights, items=R.items)
 
 
-class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
+class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     """Mallows mixture fitted through completed rankings (Beckett 1993; Busse et al. Sec. 4).
 
     Each iteration: (1) complete every top-t list under every component -- ``"hard"``: the
@@ -319,15 +322,12 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
             axis=1,
         )
 
-    def _run(self, R: Rankings, rng: np.random.RandomState) -> dict:
+    def _run(self, R: Rankings, rng: np.random.RandomState) -> MixtureRun:
         k_comp = self.n_components
         w = R.weights
         total = float(w.sum())
-        # k-means++-like seeds as in MallowsMixture
-        seeds = MallowsMixture(k_comp, random_state=rng)
-        seeds.init = "kmeans++"
-        blocks, _, _ = seeds._memory_blocks(R, None)
-        centers = seeds._seeds(blocks, rng)
+        # the k-means++ seeds of MallowsMixture
+        centers = kmeanspp_rankings(R, k_comp, rng)
         thetas = np.ones(k_comp)
         weights = np.full(k_comp, 1.0 / k_comp)
         method = self.center_method
@@ -351,7 +351,7 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
             new_centers = centers.copy()
             for k in range(k_comp):
                 if nk[k] <= 1e-10 * total:  # empty: re-seed at a random ranking
-                    new_centers[k] = _random_completion(R.ranks[rng.randint(len(w))], rng)
+                    new_centers[k] = random_completion(R.ranks[rng.randint(len(w))], rng)
                     thetas[k] = 1.0
                     continue
                 new_centers[k] = estimate_center(
@@ -359,15 +359,13 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
                 )
                 thetas[k] = estimate_theta(completed[k], new_centers[k], resp[:, k])
             centers = new_centers
-        return {
-            "centers": centers,
-            "thetas": thetas,
-            "weights": weights,
-            "resp": resp,
-            "ll": ll,
-            "n_iter": n_iter,
-            "converged": converged or self.completion == "sample",
-        }
+        return MixtureRun(
+            objective=-ll,
+            n_iter=n_iter,
+            converged=converged or self.completion == "sample",
+            weights=weights,
+            params={"centers": centers, "thetas": thetas, "resp": resp},
+        )
 
     def fit(self, R: Any, y: Any = None) -> CompletionMallowsMixture:
         """Fit by EM over completed rankings from ``n_init`` starts; keep the most likely."""
@@ -375,24 +373,25 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
         R = check_rankings(R, kind="top", allow_ties=False, kinds=("top",), name="R")
         if R.n_rankings < self.n_components:
             raise ValueError(f"n_components={self.n_components} exceeds n={R.n_rankings}")
+        if R.n_items < 2:
+            raise ValueError(f"R has {R.n_items} item(s); a ranking mixture needs at least 2")
         rng = check_random_state(self.random_state)
-        best = max((self._run(R, rng) for _ in range(self.n_init)), key=lambda r: r["ll"])
-        if not best["converged"]:
+        best = best_run([self._run(R, rng) for _ in range(self.n_init)])
+        if not best.converged:
             warnings.warn(
                 "CompletionMallowsMixture did not converge in max_iter iterations",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        order = np.lexsort((np.arange(self.n_components), -best["weights"]))
-        self.center_positions_ = best["centers"][order]
-        self.centers_ = Rankings._from_trusted(self.center_positions_, items=R.items)
-        self.thetas_ = np.minimum(best["thetas"][order], THETA_MAX)
-        self.weights_ = best["weights"][order]
-        self.labels_ = np.argmax(best["resp"][:, order], axis=1)
-        self.log_likelihood_ = best["ll"]
-        self.n_iter_ = best["n_iter"]
-        self.converged_ = best["converged"]
+        self.items_ = R.items
+        order = self._set_common(best)
+        self.labels_ = np.argmax(best.params["resp"][:, order], axis=1)
         return self
+
+    def _set_fitted(self, params: dict, order: np.ndarray) -> None:
+        self.center_positions_ = params["centers"][order]
+        self.centers_ = Rankings._from_trusted(self.center_positions_, items=self.items_)
+        self.thetas_ = np.minimum(params["thetas"][order], THETA_MAX)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""

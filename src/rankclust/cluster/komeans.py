@@ -45,6 +45,7 @@ from rankclust._restarts import (
     warn_if_disagree,
     warn_near_tie,
 )
+from rankclust._runs import FitRun
 from rankclust.cluster._base import (
     RankingsInputMixin,
     chain_orders,
@@ -52,13 +53,14 @@ from rankclust.cluster._base import (
     fix_empty_clusters,
     trusted_rankings,
 )
+from rankclust.cluster._seeding import KMEANSPP, RowSpace, greedy_kmeanspp
 from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings
 
 __all__ = ["KOMeans", "central_order_ebc", "central_order_tmse"]
 
 #: Initialisations of :class:`KOMeans`.
-INITS = ("random_partition", "k-means++")
+INITS = ("random_partition", KMEANSPP)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,15 +198,6 @@ def central_order_ebc(
 # --------------------------------------------------------------------------------------------
 # initialisation
 # --------------------------------------------------------------------------------------------
-def _sample_rows(cum: np.ndarray, size: int, rng: np.random.RandomState) -> np.ndarray:
-    """``size`` rows drawn with probability proportional to the increments of ``cum``.
-
-    ``side="right"`` gives a row of zero mass an empty interval, so it is never drawn.
-    """
-    r = rng.random_sample(size) * cum[-1]
-    return np.minimum(np.searchsorted(cum, r, side="right"), len(cum) - 1)
-
-
 def _kmeanspp_orders(
     data: _OrderData,
     n_clusters: int,
@@ -217,7 +210,8 @@ def _kmeanspp_orders(
     The first seed is an order drawn with probability proportional to its weight ``w_i``; each
     further seed is the best (lowest total ``sum_i w_i min_s d(O_i, O_s)``) of
     ``n_local_trials`` orders drawn with probability proportional to ``w_i D_i``, ``D_i`` the
-    dissimilarity of order i to its closest seed so far (scikit-learn's greedy k-means++).
+    dissimilarity of order i to its closest seed so far (scikit-learn's greedy k-means++; the
+    loop is :func:`rankclust.cluster._seeding.greedy_kmeanspp` over a ``RowSpace``).
     An order serves as a central order as it is: its rank row is the position vector the
     dissimilarity kernel takes (items it lacks are absent). When every ``D_i`` is 0 (fewer
     distinct orders than clusters) the draw falls back to the weights.
@@ -241,21 +235,9 @@ def _kmeanspp_orders(
     -----
     Complexity: O(K t sum_i l_i^2) time with t local trials, O(n t) memory.
     """
-    if n_local_trials is None:
-        n_local_trials = 2 + int(np.log(n_clusters))
-    ranks = data.R.ranks
-    cum_w = np.cumsum(data.w)
-    seeds = np.empty(n_clusters, dtype=np.int64)
-    seeds[0] = _sample_rows(cum_w, 1, rng)[0]
-    closest = data.dissimilarities(ranks[seeds[:1]], kendall)[:, 0]
-    for c in range(1, n_clusters):
-        cum_d = np.cumsum(data.w * closest)
-        cand = _sample_rows(cum_d if cum_d[-1] > 0 else cum_w, n_local_trials, rng)
-        D = np.minimum(closest[:, None], data.dissimilarities(ranks[cand], kendall))
-        best = int(np.argmin(data.w @ D))
-        seeds[c] = cand[best]
-        closest = D[:, best]
-    return seeds
+    space = RowSpace(data.w, lambda rows: data.dissimilarities(data.R.ranks[rows], kendall))
+    seeds = greedy_kmeanspp(space, n_clusters, rng, n_local_trials)
+    return np.asarray(seeds, dtype=np.int64)
 
 
 def _nearest_seed_labels(
@@ -491,23 +473,23 @@ class KOMeans(
         kendall = self.metric == "kendall"
         lengths = R.lengths.astype(np.float64)
 
-        def start() -> tuple:
-            if self.init == "k-means++":
+        def start() -> FitRun:
+            if self.init == KMEANSPP:
                 seeds = _kmeanspp_orders(data, K, kendall, rng)
                 labels0 = _nearest_seed_labels(data, seeds, kendall, rng)
             else:
                 labels0 = rng.randint(K, size=n).astype(np.int64)
             return self._single_run(data, labels0)
 
-        def untied(run: tuple) -> np.ndarray:
+        def untied(run: FitRun) -> np.ndarray:
             # an order equally far from two central orders (every order sharing fewer than
             # two items with them) has an arbitrary cluster: not a disagreement
-            return ~tied_rows(data.dissimilarities(run[1], kendall))
+            return ~tied_rows(data.dissimilarities(run.params["centers"], kendall))
 
         best, search = restart_rounds(
             start,
-            lambda run: run[2],
-            lambda run: run[0],
+            lambda run: run.objective,
+            lambda run: run.labels,
             n_init=self.n_init,
             budget=chain_max_init(
                 self.max_init, n, float((lengths * (lengths - 1) / 2).sum()), R.n_items, K
@@ -515,7 +497,8 @@ class KOMeans(
             n_agree=self.n_agree,
             rows_of=untied,
         )
-        labels, pos, err, n_iter, converged = best
+        labels, pos, err = best.labels, best.params["centers"], best.objective
+        n_iter, converged = best.n_iter, best.converged
         self.n_init_ = search["n_starts"]
         self.n_init_agreeing_ = search["n_agreeing"]
         self.restart_gap_ = search["gap"]
@@ -558,7 +541,7 @@ class KOMeans(
             return central_order_tmse(C, seen > 0)
         return central_order_ebc(data.scaled, data.presence, data.onehot(labels, K))
 
-    def _single_run(self, data: _OrderData, labels: np.ndarray) -> tuple:
+    def _single_run(self, data: _OrderData, labels: np.ndarray) -> FitRun:
         K = self.n_clusters
         n = len(labels)
         dist = np.full(n, np.inf)
@@ -579,7 +562,13 @@ class KOMeans(
         pos = self._centers(data, labels, K)
         D = data.dissimilarities(pos, self.metric == "kendall")
         err = float(np.sum(data.w * D[np.arange(n), labels]))
-        return labels, pos, err, n_iter, converged
+        return FitRun(
+            objective=err,
+            n_iter=n_iter,
+            converged=converged,
+            params={"centers": pos},
+            labels=labels,
+        )
 
     def _check_input(self, R: Any) -> Rankings:
         if not hasattr(self, "centers_"):

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -62,11 +63,22 @@ from rankclust._dask import (
 )
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
+from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
     pair_indicators,
     solve_thetas,
+)
+from rankclust.cluster._seeding import (
+    KMEANSPP,
+    BlockSpace,
+    check_kmeanspp_spelling,
+    greedy_kmeanspp,
+    kmeanspp_step,
+    n_local_trials,
+    random_completion,
+    seed_distances,
 )
 from rankclust.consensus import kemeny_exact, kemeny_local_search
 from rankclust.distances import kendall_distances
@@ -130,16 +142,12 @@ _POLISH = 1e-5
 # --------------------------------------------------------------------------------------------
 # shared driver
 # --------------------------------------------------------------------------------------------
-@dataclass
-class _Run:
-    """One EM run from one initialisation (private)."""
+@dataclass(kw_only=True)
+class _Run(MixtureRun):
+    """One EM run from one initialisation (private): a
+    :class:`~rankclust.cluster._mixture_contract.MixtureRun` with the EM state to continue it."""
 
-    params: dict
-    weights: np.ndarray
-    log_likelihood: float
     states: list  # per-block _BlockState of the last E-step
-    n_iter: int
-    converged: bool
     history: list = field(default_factory=list)
     n_reseeded: int = 0
     grown: bool = False  # started from a fitted mixture with one component fewer
@@ -169,19 +177,6 @@ class _Blocks:
     total: float  # total weight
     n_items: int
     kind: str
-
-
-def _random_completion(row: np.ndarray, rng: np.random.RandomState) -> np.ndarray:
-    """A complete position vector that keeps the present items' order (absent ones after)."""
-    m = row.shape[0]
-    present = np.flatnonzero(row >= 0)
-    absent = np.flatnonzero(row < 0)
-    order = np.concatenate(
-        [present[np.argsort(row[present], kind="stable")], rng.permutation(absent)]
-    )
-    pos = np.empty(m, dtype=np.int64)
-    pos[order] = np.arange(m)
-    return pos
 
 
 def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
@@ -242,41 +237,9 @@ def _partition_mismatch(table: np.ndarray) -> float:
     return float(1.0 - table[rows, cols].sum() / total) if total > 0 else 0.0
 
 
-def _seed_weights(data: Any) -> np.ndarray:
-    """``w_i`` times the number of pairs ranking i orders (the first k-means++ draw)."""
-    m = data.ranks.shape[1]
-    t = data.R.lengths.astype(np.float64)
-    pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
-    return data.w * np.maximum(pairs, 1e-12)
-
-
-def _seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
-    pairs = getattr(data, "pairs", None)
-    if pairs is not None:  # the Mallows statistic: one product with the pair indicators
-        return pairs @ discordance_matrix(np.asarray(center)[None, :])[:, 0]
-    return kendall_distances(data.R, center).astype(np.float64)
-
-
-def _seed_scores(data: Any, nearest: np.ndarray) -> np.ndarray:
-    return data.w * nearest
-
-
-def _candidate_distances(data: Any, nearest: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    """(u_b, n_cand): the distance to the nearest seed if each candidate were added."""
-    return np.stack([np.minimum(nearest, kendall_distances(data.R, c)) for c in cands], axis=1)
-
-
-def _candidate_potentials(data: Any, dists: np.ndarray) -> np.ndarray:
-    return np.array([data.w @ dists[:, j] for j in range(dists.shape[1])])
-
-
-def _column(dists: np.ndarray, j: int) -> np.ndarray:
-    return dists[:, j].copy()
-
-
 def _block_center_distances(data: Any, centers: np.ndarray) -> np.ndarray:
     """(u_b, K): Kendall's statistic of every ranking of the block to every centre."""
-    return np.stack([_seed_distances(data, c) for c in centers], axis=1)
+    return np.stack([seed_distances(data, c) for c in centers], axis=1)
 
 
 def _split_scores(data: Any, state: _BlockState, dists: np.ndarray, j: int) -> np.ndarray:
@@ -289,16 +252,12 @@ def _split_potentials(
 ) -> np.ndarray:
     """Per candidate c: ``sum_i w_i q_ij min(d(pi_i, sigma_j), d(pi_i, c))``."""
     wq = data.w * state.resp[:, j]
-    return np.array([wq @ np.minimum(dists[:, j], _seed_distances(data, c)) for c in cands])
+    return np.array([wq @ np.minimum(dists[:, j], seed_distances(data, c)) for c in cands])
 
 
-def _nearest_scores(data: Any, dists: np.ndarray) -> np.ndarray:
-    return data.w * dists.min(axis=1)
-
-
-def _nearest_potentials(data: Any, dists: np.ndarray, cands: np.ndarray) -> np.ndarray:
-    nearest = dists.min(axis=1)
-    return np.array([data.w @ np.minimum(nearest, _seed_distances(data, c)) for c in cands])
+def _row_min(dists: np.ndarray) -> np.ndarray:
+    """Distance of every ranking of a block to its nearest centre."""
+    return dists.min(axis=1)
 
 
 def _block_pair_counts(data: Any) -> np.ndarray:
@@ -333,17 +292,17 @@ def _with_restart_doc(cls: type) -> type:
     return cls
 
 
-class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
+class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     """EM driver shared by the ranking mixtures (private).
 
-    Subclasses implement ``_prepare(Ru)`` (compile a block of distinct rankings once),
-    ``_init_params(blocks, seeds, rng)``, ``_loglik_and_cache(data, params)`` -> ((u, K) component
-    log-likelihoods, by-product for the M-step), ``_m_step(blocks, states, params,
-    reseeded)`` -> (params, changed), ``_seed_component(params, k, positions)`` (component k
-    restarted at a complete ranking), ``_modal_positions(params)`` -> (K, m) modal rankings,
-    ``_penalty(params)`` (log-prior, 0 for maximum likelihood), ``_n_free(m)`` (free
-    parameters per component, the weight excluded) and ``_set_fitted(params, order)``;
-    ``_check_data(blocks)`` may reject data before EM.
+    Subclasses implement the abstract hooks below (the section "hooks of the driver"):
+    compile a block of distinct rankings once (``_prepare``), start (``_init_params``,
+    ``_seed_component``), the E-step's component log-likelihoods (``_loglik_and_cache``), the
+    M-step (``_m_step``), the modal rankings (``_modal_positions``), the count of free
+    parameters (``_n_free``), and the fitted parameters (``_set_fitted`` of
+    :class:`~rankclust.cluster._mixture_contract.MixtureContract`, ``_fitted_params``,
+    ``_validate_loaded_params``). ``_penalty`` (log-prior, default 0) and ``_check_data``
+    (reject data before EM, default nothing) have defaults.
 
     Everything that touches rows runs per block through ``blocks.ex`` (see
     :mod:`rankclust._dask`): in memory one block, on Dask many, with the same code.
@@ -351,7 +310,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
 
     _parameter_constraints: dict = {  # noqa: RUF012 - read-only class table
         "n_components": [Interval(numbers.Integral, 1, None)],
-        "init": [StrOptions({"kmeans++", "random"})],
+        # "kmeans++": the old spelling, accepted with a FutureWarning
+        "init": [StrOptions({KMEANSPP, "kmeans++", "random"})],
         "n_init": [Interval(numbers.Integral, 1, None), StrOptions({"auto"})],
         "max_init": [Interval(numbers.Integral, 1, None), None],
         "n_agree": [Interval(numbers.Integral, 1, None)],
@@ -374,6 +334,52 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
                 MAX_PAIRWISE_BYTES,
                 f"the EM statistics of {self.n_components} component(s) over {m} items",
             )
+
+    # ---------------------------------------------------------------- hooks of the driver
+    @abstractmethod
+    def _prepare(self, Ru: Rankings) -> Any:
+        """Compile a block of distinct rankings once per fit (model data of the block)."""
+
+    @abstractmethod
+    def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
+        """Component parameters that start at the (K, m) complete rankings ``seeds``."""
+
+    @abstractmethod
+    def _seed_component(self, params: dict, k: int, positions: np.ndarray) -> dict:
+        """``params`` with component k restarted at the complete ranking ``positions``."""
+
+    @abstractmethod
+    def _loglik_and_cache(self, data: Any, params: dict) -> tuple[np.ndarray, Any]:
+        """((u_b, K) component log-likelihoods of a block, by-product for the M-step)."""
+
+    @abstractmethod
+    def _m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        """(new params, whether a discrete parameter changed) from the E-step ``states``."""
+
+    @abstractmethod
+    def _modal_positions(self, params: dict) -> np.ndarray:
+        """(K, m) modal rankings of the components (position vectors)."""
+
+    @abstractmethod
+    def _n_free(self, m: int) -> float:
+        """Free parameters per component over m items, its weight excluded."""
+
+    @abstractmethod
+    def _fitted_params(self) -> dict:
+        """The fitted component parameters, in the form ``params`` takes."""
+
+    @abstractmethod
+    def _validate_loaded_params(self, m: int, k: int) -> None:
+        """The component parameters of a loaded mixture (see :meth:`_validate_loaded_state`)."""
+
+    def _penalty(self, params: dict) -> float:
+        """Log-prior of the parameters (0: maximum likelihood)."""
+        return 0.0
+
+    def _check_data(self, blocks: _Blocks) -> None:
+        """Reject data on which the model cannot be fitted (default: nothing to check)."""
 
     # ---------------------------------------------------------------- input
     def _check_input(self, R: Any, *, reset: bool) -> Rankings:
@@ -466,12 +472,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
 
         return blocks, CR, labels
 
-    def _check_data(self, blocks: _Blocks) -> None:
-        """Reject data on which the model cannot be fitted (default: nothing to check)."""
-
     def _reseed(self, params: dict, k: int, row: np.ndarray, rng: Any) -> dict:
         """Component k restarted at a random completion of the ranking ``row``."""
-        return self._seed_component(params, k, _random_completion(row, rng))
+        return self._seed_component(params, k, random_completion(row, rng))
 
     # ---------------------------------------------------------------- EM
     def _seeds(self, blocks: _Blocks, rng: np.random.RandomState) -> np.ndarray:
@@ -480,29 +483,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         m = blocks.n_items
         if self.init == "random":
             return np.argsort(rng.random_sample((k_comp, m)), axis=1).argsort(axis=1)
-        # greedy k-means++ (Arthur & Vassilvitskii 2007; the variant of scikit-learn): each
-        # new seed is the best of 2 + log K candidates drawn with probability proportional
-        # to w_i times the Kendall statistic to the nearest seed so far, completed at random.
-        # The first seed is drawn in proportion to w_i times the number of pairs the ranking
-        # orders, so that a top-1 ballot (one pair in m - 1 known) rarely seeds alone.
-        ex, parts, offsets = blocks.ex, blocks.parts, blocks.offsets
-        first, _ = weighted_choice(ex, ex.map(_seed_weights, parts), offsets, rng)
-        seeds = [_random_completion(take_rows(ex, parts, offsets, first)[0], rng)]
-        nearest = ex.map(_seed_distances, parts, center=seeds[0])
-        n_trials = 2 + int(np.log(k_comp))
-        for _ in range(1, k_comp):
-            scores = ex.map(_seed_scores, parts, nearest)
-            picks, _ = weighted_choice(ex, scores, offsets, rng, size=n_trials)
-            if picks is None:
-                seeds.append(np.argsort(rng.random_sample(m)).argsort())
-                continue
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
-            dists = ex.map(_candidate_distances, parts, nearest, cands=cands)
-            best = int(np.argmin(ex.sum(_candidate_potentials, parts, dists)))
-            seeds.append(cands[best])
-            nearest = ex.map(_column, dists, j=best)
-        return np.asarray(seeds, dtype=np.int64)
+        # greedy k-means++ over the distinct rankings (see rankclust.cluster._seeding)
+        space = BlockSpace(blocks.ex, blocks.parts, blocks.offsets, m)
+        return np.asarray(greedy_kmeanspp(space, k_comp, rng), dtype=np.int64)
 
     def _warm_starts(
         self, blocks: _Blocks, prev: _RankingMixture, rng: np.random.RandomState
@@ -529,7 +512,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         states = ex.map(self._block_e_step, parts, params=params, log_weights=log_weights)
         centers = self._modal_positions(params)
         dists = ex.map(_block_center_distances, parts, centers=centers)
-        n_trials = 2 + int(np.log(k_comp))
+        n_trials = n_local_trials(k_comp)
+        space = BlockSpace(ex, parts, offsets, blocks.n_items)
         starts = []
 
         def grown(cand: np.ndarray, new_weights: np.ndarray) -> tuple[dict, np.ndarray]:
@@ -541,21 +525,16 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             picks, _ = weighted_choice(ex, scores, offsets, rng, size=n_trials)
             if picks is None:  # every ranking of component j sits at its centre
                 continue
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
+            cands = space.candidates(picks, rng)
             pots = ex.sum(_split_potentials, parts, states, dists, j=j, cands=cands)
             new_weights = np.append(weights, weights[j] / 2)
             new_weights[j] /= 2
             starts.append(grown(cands[int(np.argmin(pots))], new_weights))
-        picks, _ = weighted_choice(
-            ex, ex.map(_nearest_scores, parts, dists), offsets, rng, n_trials
-        )
-        if picks is not None:
-            rows = take_rows(ex, parts, offsets, picks)
-            cands = np.stack([_random_completion(row, rng) for row in rows])
-            pots = ex.sum(_nearest_potentials, parts, dists, cands=cands)
+        # the added component: one k-means++ step from the K - 1 fitted centres
+        step = kmeanspp_step(space, ex.map(_row_min, dists), n_trials, rng)
+        if step is not None:
             new_weights = np.append(weights * (k_comp - 1) / k_comp, 1.0 / k_comp)
-            starts.append(grown(cands[int(np.argmin(pots))], new_weights))
+            starts.append(grown(step[0], new_weights))
         return starts
 
     def _block_e_step(self, data: Any, params: dict, log_weights: np.ndarray) -> _BlockState:
@@ -643,7 +622,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         return _Run(
             params=params,
             weights=weights,
-            log_likelihood=wll,
+            objective=-wll,
             states=states,
             n_iter=n_done + n_iter,
             converged=converged,
@@ -678,6 +657,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         """:meth:`fit`, plus the starts grown from ``warm`` (a fitted mixture with one
         component fewer, see :meth:`_warm_starts`) when given (used by :func:`select_k`)."""
         self._validate_params()
+        check_kmeanspp_spelling(self.init, type(self).__name__)
         if warm is not None and len(warm.weights_) != self.n_components - 1:
             raise ValueError("warm must be a fitted mixture with n_components - 1 components")
         if self.backend == "dask" or is_dask_collection(R):
@@ -703,14 +683,11 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-        order = np.lexsort((np.arange(self.n_components), -best.weights))
         self.n_items_ = m
         self.kind_ = R.kind
         self.items_ = R.items
-        self.weights_ = best.weights[order]
-        self._set_fitted(best.params, order)
+        order = self._set_common(best)
         w_total = blocks.total
-        self.log_likelihood_ = best.log_likelihood
         self.objective_ = -best.log_likelihood
         self.n_parameters_ = self._n_parameters(m)
         self.n_rankings_ = w_total
@@ -720,8 +697,6 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             blocks.ex.sum(_block_entropy, blocks.parts, best.states, order=order)
         )
         self.icl_ = self.bic_ + 2.0 * self.entropy_
-        self.n_iter_ = best.n_iter
-        self.converged_ = best.converged
         self.n_reseeded_ = best.n_reseeded
         self.n_init_ = search["n_starts"]
         self.n_init_agreeing_ = search["n_agreeing"]
@@ -950,10 +925,6 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         self._validate_loaded_params(m, k)
 
-    def _validate_loaded_params(self, m: int, k: int) -> None:
-        """The component parameters of a loaded mixture (see :meth:`_validate_loaded_state`)."""
-        raise NotImplementedError
-
 
 def _weighted_score(R: Rankings, est: Any) -> tuple[float, float]:
     w = R.weights
@@ -1012,10 +983,11 @@ class MallowsMixture(_RankingMixture):
         paper's step: one best adjacent transposition of the previous centre per iteration;
         ``"auto"`` -- exact up to 8 items, local beyond. A new centre is accepted only if it
         lowers the Kemeny cost, so the log-likelihood never decreases.
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"k-means++", "random"}, default="k-means++"
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
         permutations (Busse et al.). Dispersions start at ``theta_init``, weights at ``1/K``.
+        The old spelling ``"kmeans++"`` is accepted with a ``FutureWarning``.
     {restart_parameters}
     max_iter : int, default=500
         Maximum number of EM iterations per run.
@@ -1152,7 +1124,7 @@ class MallowsMixture(_RankingMixture):
         n_components: int = 2,
         *,
         center_method: str = "auto",
-        init: str = "kmeans++",
+        init: str = KMEANSPP,
         n_init: int | str = "auto",
         max_init: int | None = None,
         n_agree: int = 3,
@@ -1190,9 +1162,6 @@ class MallowsMixture(_RankingMixture):
 
     def _n_free(self, m: int) -> float:
         return 1.0 + self.center_dof
-
-    def _penalty(self, params: dict) -> float:
-        return 0.0
 
     def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
         return {"centers": seeds, "thetas": np.full(len(seeds), float(self.theta_init))}
@@ -1326,10 +1295,11 @@ class PlackettLuceMixture(_RankingMixture):
     Parameters
     ----------
     n_components : int, default=2
-    init : {"kmeans++", "random"}, default="kmeans++"
+    init : {"k-means++", "random"}, default="k-means++"
         Starting components: k-means++ seeding on Kendall's statistic (seed rankings
         completed at random), or random permutations; a seed ranking ``s`` becomes the
-        log-worths ``-init_scale * position``.
+        log-worths ``-init_scale * position``. The old spelling ``"kmeans++"`` is accepted
+        with a ``FutureWarning``.
     {restart_parameters}
     max_iter : int, default=1000
         Maximum number of EM iterations per run.
@@ -1420,7 +1390,7 @@ class PlackettLuceMixture(_RankingMixture):
         self,
         n_components: int = 2,
         *,
-        init: str = "kmeans++",
+        init: str = KMEANSPP,
         n_init: int | str = "auto",
         max_init: int | None = None,
         n_agree: int = 3,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numba
 import numpy as np
@@ -28,23 +28,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
-from rankclust.ordinal._features import KERNELS, FeatureMap
-from rankclust.ordinal.constraints import check_pairs
+from rankclust._runs import FitRun, best_run
+from rankclust.ordinal._base import (
+    FeatureMapClusterer,
+    MulticlassPredictMixin,
+    ThresholdPredictMixin,
+    check_fit_input,
+)
+from rankclust.ordinal._features import KERNELS
 from rankclust.ordinal.m2sorc import _assign, _mirror_is_canonical, note_empty_clusters
 
 __all__ = ["CPCMMC", "CPMMC", "SMMCPC", "WSVORC", "MPCKMeans"]
-
-
-def _check_fit_input(est, X, must_link, cannot_link):
-    X = validate_data(est, X, dtype=np.float64, ensure_min_samples=2)
-    n = X.shape[0]
-    if est.n_clusters > n:
-        raise ValueError(f"n_clusters={est.n_clusters} must be <= n_samples={n}")
-    return (
-        X,
-        check_pairs(must_link, n, name="must_link"),
-        check_pairs(cannot_link, n, name="cannot_link"),
-    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -186,18 +180,14 @@ class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> MPCKMeans:
         """Cluster ``X`` with must-link / cannot-link pairs (arrays of shape (n_pairs, 2))."""
         self._validate_params()
-        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
+        X, (ml, cl) = check_fit_input(self, X, must_link=must_link, cannot_link=cannot_link)
         rng = check_random_state(self.random_state)
-        best = None
-        for _ in range(self.n_init):
-            run = self._fit_once(X, ml, cl, rng)
-            if best is None or run[-2] < best[-2]:
-                best = run
-        labels, centers, metrics, objective, n_iter = best
-        if n_iter >= self.max_iter:
+        best = best_run([self._fit_once(X, ml, cl, rng) for _ in range(self.n_init)])
+        if not best.converged:
             warnings.warn("MPCKMeans did not converge", ConvergenceWarning, stacklevel=2)
-        self.labels_, self.cluster_centers_, self.metrics_ = labels, centers, metrics
-        self.objective_, self.n_iter_ = objective, n_iter
+        self.labels_ = best.labels
+        self.cluster_centers_, self.metrics_ = best.params["centers"], best.params["metrics"]
+        self.objective_, self.n_iter_ = best.objective, best.n_iter
         note_empty_clusters(self, self.n_clusters)
         return self
 
@@ -238,7 +228,14 @@ class MPCKMeans(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
             labels = new
             centers, A = self._m_step(X, labels, centers, A, pairs, is_ml, weight, diff2, range2)
         objective = self._objective(X, labels, centers, A, pairs, is_ml, weight, diff2, range2)
-        return labels, centers, A, objective, n_iter
+        return FitRun(
+            objective=objective,
+            n_iter=n_iter,
+            # (as before: a run that stopped at max_iter counts as not converged)
+            converged=n_iter < self.max_iter,
+            params={"centers": centers, "metrics": A},
+            labels=labels,
+        )
 
     def _m_step(self, X, labels, centers, A, pairs, is_ml, weight, diff2, range2):
         k, d = centers.shape
@@ -325,7 +322,7 @@ def _cs_objective(W, Phi, labels, C):
     return 0.5 * float((W**2).sum()) + C * float(xi.sum())
 
 
-class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class CPMMC(MulticlassPredictMixin, FeatureMapClusterer):
     """Multiclass maximum-margin clustering (re-implementation of CPMMC / CPM3C, Zhao et al.).
 
     k weight vectors w_1..w_k (no bias) and labels y_i = argmax_p <w_p, phi(x_i)>, with the
@@ -424,24 +421,14 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> CPMMC:
         """Cluster ``X``. CPMMC ignores pairs; :class:`CPCMMC` uses them."""
-        self._validate_params()
-        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
+        Phi, (ml, cl), rng = self._fit_prologue(X, must_link=must_link, cannot_link=cannot_link)
         if not self._uses_pairs:
             ml = cl = np.empty((0, 2), dtype=np.int64)
-        rng = check_random_state(self.random_state)
-        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
-        Phi = self.feature_map_.fit_transform(X)
-        self.feature_mean_ = Phi.mean(0)
-        Phi = Phi - self.feature_mean_
-        best = None
-        for _ in range(self.n_init):
-            run = self._fit_once(Phi, ml, cl, rng)
-            if best is None or run[2] < best[2]:
-                best = run
-        W, labels, objective, n_iter, converged = best
-        if not converged:
+        best = best_run([self._fit_once(Phi, ml, cl, rng) for _ in range(self.n_init)])
+        if not best.converged:
             warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
-        self.coef_, self.labels_, self.objective_, self.n_iter_ = W, labels, objective, n_iter
+        self.coef_, self.labels_ = best.params["W"], best.labels
+        self.objective_, self.n_iter_ = best.objective, best.n_iter
         note_empty_clusters(self, self.n_clusters)
         return self
 
@@ -480,15 +467,13 @@ class CPMMC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
                 labels, converged = new, True
                 break
             labels, prev = new, obj
-        return W, labels, _cs_objective(W, Phi, labels, self.C), n_iter, converged
-
-    def predict(self, X: ArrayLike) -> NDArray:
-        """argmax_p <w_p, phi(x)>."""
-        return _predict_multiclass(self, X)
-
-    def _validate_loaded_state(self) -> None:
-        """Check the state of a model read by :func:`rankclust.persistence.load`."""
-        _validate_loaded_multiclass(self)
+        return FitRun(
+            objective=_cs_objective(W, Phi, labels, self.C),
+            n_iter=n_iter,
+            converged=converged,
+            params={"W": W},
+            labels=labels,
+        )
 
 
 class CPCMMC(CPMMC):
@@ -599,7 +584,7 @@ def _weighted_ridge(Phi: NDArray, t: NDArray, v: NDArray, C: float) -> tuple[NDA
     return w, float(m_phi @ w - m_t)
 
 
-class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class WSVORC(ThresholdPredictMixin, FeatureMapClusterer):
     """Weighted ordinal support vector clustering (approximate re-implementation of WSVORC,
     Liu, Wu & Yang 2006).
 
@@ -723,34 +708,27 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> WSVORC:
         """Cluster ``X`` (unsupervised: ``must_link`` / ``cannot_link`` are validated, unused)."""
-        self._validate_params()
-        X, _, _ = _check_fit_input(self, X, must_link, cannot_link)
-        rng = check_random_state(self.random_state)
-        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
-        Phi = self.feature_map_.fit_transform(X)
-        self.feature_mean_ = Phi.mean(0)
-        Phi = Phi - self.feature_mean_
-        runs = [self._fit_once(Phi, rng) for _ in range(self.n_init)]
-        best = min(runs, key=lambda r: (r["degenerate"], r["objective"]))
-        if best["degenerate"]:
+        Phi, _, rng = self._fit_prologue(X, must_link=must_link, cannot_link=cannot_link)
+        best = best_run([self._fit_once(Phi, rng) for _ in range(self.n_init)])
+        if best.degenerate:
             warnings.warn(
                 "every WSVORC start ended with an empty cluster (WSVORC has no balance term)",
                 RuntimeWarning,
                 stacklevel=2,
             )
-        if not best["converged"]:
+        if not best.converged:
             warnings.warn("WSVORC did not converge", ConvergenceWarning, stacklevel=2)
         k = self.n_clusters
-        w, c, labels = best["w"], best["c"], best["labels"]
+        w, c, labels = best.params["w"], best.params["c"], best.labels
         if _mirror_is_canonical(labels, k):
             # nothing fixes the direction: mirror w so that hyperplane j becomes k - 1 - j
             w, c, labels = -w, -c - 2.0 * (k - 1), k - 1 - labels
         self.coef_, self.intercept_ = w, c
         self.thresholds_ = c + 2.0 * np.arange(k - 1) + 1.0
         self.labels_ = labels
-        self.sample_weight_ = best["v"]
-        self.objective_, self.n_iter_ = best["objective"], best["n_iter"]
-        self.degenerate_ = bool(best["degenerate"])
+        self.sample_weight_ = best.params["v"]
+        self.objective_, self.n_iter_ = best.objective, best.n_iter
+        self.degenerate_ = bool(best.degenerate)
         note_empty_clusters(self, k, warned=self.degenerate_)
         return self
 
@@ -777,42 +755,21 @@ class WSVORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         e = Phi @ w - c - 2.0 * labels
         objective = 0.5 * float(w @ w) + 0.5 * self.C * float(v @ e**2)
         degenerate = bool(np.bincount(labels, minlength=k).min() == 0)
-        return dict(
-            w=w,
-            c=c,
-            v=v,
-            labels=labels,
+        return FitRun(
             objective=objective,
             n_iter=n_iter,
             converged=converged,
+            params={"w": w, "c": c, "v": v},
+            labels=labels,
             degenerate=degenerate,
         )
-
-    def _project(self, X: ArrayLike) -> NDArray:
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (self.feature_map_.transform(X) - self.feature_mean_) @ self.coef_
-
-    def decision_function(self, X: ArrayLike) -> NDArray:
-        """``<w, phi(x)> - t_j`` for the k-1 boundaries; the cluster is the count of entries >= 0.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_clusters - 1)
-        """
-        return self._project(X)[:, None] - self.thresholds_[None, :]
-
-    def predict(self, X: ArrayLike) -> NDArray:
-        """Cluster of the nearest hyperplane (the interval of the projection)."""
-        return _assign(self._project(X), self.thresholds_)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
         if not loaded.is_fitted(self):
             return
-        p = _validate_loaded_feature_map(self)
+        p = self._validate_loaded_features()
         k = self.n_clusters
-        loaded.array_attr(self, "feature_mean_", shape=(p,))
         loaded.array_attr(self, "coef_", shape=(p,))
         loaded.float_attr(self, "intercept_")
         loaded.array_attr(self, "thresholds_", shape=(k - 1,))
@@ -884,7 +841,7 @@ def _smmcpc_true_objective(W, S, ml, cl, lam, C, n_pairs):
     return 0.5 * lam * float((W**2).sum()) + ls / S.shape[0] + C * lp / max(n_pairs, 1)
 
 
-class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class SMMCPC(MulticlassPredictMixin, FeatureMapClusterer):
     """Semi-supervised maximum-margin clustering with pairwise constraints (approximate
     re-implementation of SMMCPC, Zeng & Cheung 2012).
 
@@ -1018,18 +975,12 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y=None, *, must_link=None, cannot_link=None) -> SMMCPC:
         """Cluster ``X`` with must-link / cannot-link pairs (arrays of shape (n_pairs, 2))."""
-        self._validate_params()
-        X, ml, cl = _check_fit_input(self, X, must_link, cannot_link)
-        rng = check_random_state(self.random_state)
-        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
-        Phi = self.feature_map_.fit_transform(X)
-        self.feature_mean_ = Phi.mean(0)
-        Phi = Phi - self.feature_mean_
-        runs = [self._fit_once(Phi, ml, cl, rng) for _ in range(self.n_init)]
-        W, objective, n_iter, converged = min(runs, key=lambda r: r[1])
-        if not converged:
+        Phi, (ml, cl), rng = self._fit_prologue(X, must_link=must_link, cannot_link=cannot_link)
+        best = best_run([self._fit_once(Phi, ml, cl, rng) for _ in range(self.n_init)])
+        if not best.converged:
             warnings.warn("CCCP did not converge", ConvergenceWarning, stacklevel=2)
-        self.coef_, self.objective_, self.n_iter_ = W, objective, n_iter
+        W = best.params["W"]
+        self.coef_, self.objective_, self.n_iter_ = W, best.objective, best.n_iter
         self.labels_ = (Phi @ W.T).argmax(1)
         note_empty_clusters(self, self.n_clusters)
         return self
@@ -1073,37 +1024,4 @@ class SMMCPC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
                 prev, converged = obj, True
                 break
             lin, prev = new, obj
-        return W, prev, n_iter, converged
-
-    def predict(self, X: ArrayLike) -> NDArray:
-        """argmax_p <w_p, phi(x)>."""
-        return _predict_multiclass(self, X)
-
-    def _validate_loaded_state(self) -> None:
-        """Check the state of a model read by :func:`rankclust.persistence.load`."""
-        _validate_loaded_multiclass(self)
-
-
-def _validate_loaded_feature_map(est: Any) -> int:
-    """``n_features_in_`` and ``feature_map_`` of a loaded model; returns the map's width."""
-    d = loaded.int_attr(est, "n_features_in_", low=1)
-    fmap = loaded.estimator_attr(est, "feature_map_", FeatureMap)
-    return fmap._loaded_output_dim(d, "feature_map_")
-
-
-def _predict_multiclass(est: Any, X: ArrayLike) -> NDArray:
-    """argmax_p <w_p, phi(x)> of a fitted multiclass max-margin clusterer (CPMMC, SMMCPC)."""
-    check_is_fitted(est, "coef_")
-    X = validate_data(est, X, dtype=np.float64, reset=False)
-    return ((est.feature_map_.transform(X) - est.feature_mean_) @ est.coef_.T).argmax(1)
-
-
-def _validate_loaded_multiclass(est: Any) -> None:
-    """The loaded state of a multiclass max-margin clusterer: feature map, mean, k x p weights."""
-    if not loaded.is_fitted(est):
-        return
-    p = _validate_loaded_feature_map(est)
-    k = est.n_clusters
-    loaded.array_attr(est, "feature_mean_", shape=(p,))
-    loaded.array_attr(est, "coef_", shape=(k, p))
-    loaded.array_attr(est, "labels_", kind="i", ndim=1, low=0, high=k - 1)
+        return FitRun(objective=prev, n_iter=n_iter, converged=converged, params={"W": W})

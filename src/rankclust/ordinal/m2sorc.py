@@ -32,24 +32,22 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import clarabel
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import Interval, StrOptions
+from rankclust._runs import FitRun, best_run
 from rankclust.exceptions import EmptyClusterWarning
-from rankclust.ordinal._features import KERNELS, FeatureMap
+from rankclust.ordinal._base import FeatureMapClusterer, ThresholdPredictMixin, assign_levels
+from rankclust.ordinal._features import KERNELS
 from rankclust.ordinal._qp import solve_slack_qp
-from rankclust.ordinal.constraints import check_pairs
 
 __all__ = ["M2SORC"]
 
@@ -60,9 +58,8 @@ __all__ = ["M2SORC"]
 # ----------------------------------------------------------------------------------------------
 
 
-def _assign(a: NDArray, b: NDArray) -> NDArray:
-    """Cluster index in 0..k-1: the number of thresholds at or below the projection."""
-    return np.searchsorted(b, a, side="right")
+#: Cluster index in 0..k-1 from a projection and the thresholds (one home: ordinal._base).
+_assign = assign_levels
 
 
 def _mirror_is_canonical(labels: NDArray, k: int) -> bool:
@@ -398,18 +395,6 @@ def _solve_qp_ipm(Phi, k, C1, C2, mrows, rrows, fixed) -> _QPResult | None:
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Run:
-    w: NDArray
-    b: NDArray
-    objective: float
-    n_iter: int
-    converged: bool
-    degenerate: bool
-    objective_path: list = field(default_factory=list)
-    qp_objective_path: list = field(default_factory=list)
-
-
 def _initial_point(Phi: NDArray, pairs: NDArray, k: int, init: str, rng) -> tuple:
     """w ~ N(0, I) (or the mean pair difference), scaled to std(a) = k; b equally spaced.
 
@@ -433,7 +418,7 @@ def _initial_point(Phi: NDArray, pairs: NDArray, k: int, init: str, rng) -> tupl
 
 def _fit_single(
     Phi, pairs, k, C1, C2, balance, linearization, init, tol, max_iter, solver, rng
-) -> _Run:
+) -> FitRun:
     """One CCCP run (eqs. (4)-(6) with the stopping rule of Table I). Input is trusted."""
     n = Phi.shape[0]
     fixed = _fixed_rows(Phi.mean(axis=0), k, n, balance)
@@ -469,7 +454,13 @@ def _fit_single(
     degenerate = bool(
         np.linalg.norm(w) < 1e-8 or counts.min() == 0 or counts.max() > (1 - 1 / k) * n
     )
-    return _Run(w, b, path[-1], n_iter, converged, degenerate, path, qp_path)
+    return FitRun(
+        objective=path[-1],
+        n_iter=n_iter,
+        converged=converged,
+        params={"w": w, "b": b, "objective_path": path, "qp_objective_path": qp_path},
+        degenerate=degenerate,
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -477,7 +468,7 @@ def _fit_single(
 # ----------------------------------------------------------------------------------------------
 
 
-class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
+class M2SORC(ThresholdPredictMixin, FeatureMapClusterer):
     """Maximum-margin semi-supervised ordinal regression clustering (M2SORC).
 
     Clusters samples into ``n_clusters`` *ordered* groups separated by parallel hyperplanes,
@@ -610,6 +601,9 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
+    # the QP is posed on the raw mapped features (its balance rows use their mean)
+    _center_features = False
+
     def __init__(
         self,
         n_clusters: int = 5,
@@ -661,15 +655,7 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         -------
         self : M2SORC
         """
-        self._validate_params()
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        n = X.shape[0]
-        if self.n_clusters > n:
-            raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
-        pairs = check_pairs(pairs, n)
-        rng = check_random_state(self.random_state)
-        self.feature_map_ = FeatureMap(self.kernel, self.gamma, self.n_components, rng)
-        Phi = self.feature_map_.fit_transform(X)
+        Phi, (pairs,), rng = self._fit_prologue(X, pairs=pairs)
 
         runs = [
             _fit_single(
@@ -688,7 +674,7 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
             )
             for _ in range(self.n_init)
         ]
-        best = min(runs, key=lambda r: (r.degenerate, r.objective))
+        best = best_run(runs)
         if best.degenerate:
             warnings.warn(
                 "every M2SORC start ended degenerate (w = 0, an empty cluster, or one cluster with "
@@ -702,14 +688,14 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        w, b = best.w, best.b
+        w, b = best.params["w"], best.params["b"]
         if len(pairs) == 0 and _mirror_is_canonical(_assign(Phi @ w, b), self.n_clusters):
             w, b = -w, -b[::-1]  # no pairs fix the direction: number the levels canonically
         self.coef_ = w
         self.thresholds_ = b
         self.objective_ = best.objective
-        self.objective_path_ = best.objective_path
-        self.qp_objective_path_ = best.qp_objective_path
+        self.objective_path_ = best.params["objective_path"]
+        self.qp_objective_path_ = best.params["qp_objective_path"]
         self.n_iter_ = best.n_iter
         self.n_iter_per_init_ = np.array([r.n_iter for r in runs])
         self.objective_per_init_ = np.array([r.objective for r in runs])
@@ -722,32 +708,11 @@ class M2SORC(ValidatedParamsMixin, ClusterMixin, BaseEstimator):
         """Fit and return ``labels_``."""
         return self.fit(X, pairs=pairs).labels_
 
-    def _project(self, X: ArrayLike) -> NDArray:
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.feature_map_.transform(X) @ self.coef_
-
-    def decision_function(self, X: ArrayLike) -> NDArray:
-        """``f_i(x) = <w, phi(x)> - b_i`` for the k-1 thresholds.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_clusters - 1)
-            The cluster of x is the number of non-negative entries of its row.
-        """
-        return self._project(X)[:, None] - self.thresholds_[None, :]
-
-    def predict(self, X: ArrayLike) -> NDArray:
-        """Ordinal cluster 0..k-1 of each sample (interval of its projection)."""
-        return _assign(self._project(X), self.thresholds_)
-
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
         if not loaded.is_fitted(self):
             return
-        d = loaded.int_attr(self, "n_features_in_", low=1)
-        fmap = loaded.estimator_attr(self, "feature_map_", FeatureMap)
-        p = fmap._loaded_output_dim(d, "feature_map_")
+        p = self._validate_loaded_features()
         k = self.n_clusters
         loaded.array_attr(self, "coef_", shape=(p,))
         loaded.array_attr(self, "thresholds_", shape=(k - 1,))
