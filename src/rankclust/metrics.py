@@ -6,8 +6,8 @@
   space), :func:`d_feat` and :func:`d_knh` (feature space).
 * Ordinal labels (Xiao et al. 2016, eqs. 9-11): :func:`mze`, :func:`mae`, :func:`amae`.
 * Cluster agreement, re-exported unchanged from scikit-learn:
-  :func:`adjusted_rand_score`, :func:`normalized_mutual_info_score` (its default geometric
-  normalisation is Xiao et al.'s eq. 12).
+  :func:`adjusted_rand_score`, :func:`normalized_mutual_info_score` (Xiao et al.'s eq. 12 is
+  its ``average_method="geometric"``; scikit-learn's default is the arithmetic mean).
 
 Rankings are given as a :class:`~rankclust.Rankings` or anything
 :func:`~rankclust.check_rankings` accepts (1-based ranks, 0 or NaN for a missing label). All

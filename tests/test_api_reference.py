@@ -1,0 +1,150 @@
+"""The API reference (docs/api/) documents every public name, and builds without a warning.
+
+A public module is a module of the package whose dotted path has no component starting with an
+underscore; its public names are its ``__all__``. The command line (``rankclust.cli*``) is
+documented by ``docs/cli.md`` instead. A package re-exports the names of its submodules, so a
+name counts as documented when the same object is documented under any public module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rankclust
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parents[1]
+API = ROOT / "docs" / "api"
+#: Modules the API reference leaves to other pages (the command line has its own).
+NOT_IN_REFERENCE = ("rankclust.cli", "rankclust.__main__")
+
+_DIRECTIVE = re.compile(r"^::: *(\S+)\n((?:(?: {4}.*)?\n)*)", re.MULTILINE)
+
+
+def public_modules() -> list[str]:
+    names = ["rankclust"]
+    for info in pkgutil.walk_packages(rankclust.__path__, "rankclust."):
+        parts = info.name.split(".")[1:]
+        if any(p.startswith("_") for p in parts) or info.name.startswith(NOT_IN_REFERENCE):
+            continue
+        names.append(info.name)
+    return sorted(names)
+
+
+def directives() -> dict[str, list[tuple[str, list[str]]]]:
+    """Per page: the ``::: module`` directives and the names each one renders."""
+    out = {}
+    for page in sorted(API.glob("*.md")):
+        found = []
+        for m in _DIRECTIVE.finditer(page.read_text(encoding="utf-8")):
+            module = m.group(1)
+            options = yaml.safe_load(re.sub(r"^ {4}", "", m.group(2), flags=re.MULTILINE)) or {}
+            members = (options.get("options") or {}).get("members")
+            if members is None:  # the default: the module's __all__
+                members = list(importlib.import_module(module).__all__)
+            found.append((module, list(members)))
+        out[page.name] = found
+    return out
+
+
+def documented() -> dict[tuple[str, str], str]:
+    """``(module, name) -> page`` for every name a directive renders."""
+    return {
+        (module, name): page
+        for page, found in directives().items()
+        for module, members in found
+        for name in members
+    }
+
+
+def test_every_public_name_is_on_an_api_page():
+    docs = documented()
+    by_object: dict[int, list[tuple[str, str]]] = {}
+    for module, name in docs:
+        obj = getattr(importlib.import_module(module), name)
+        by_object.setdefault(id(obj), []).append((module, name))
+    missing = []
+    for module in public_modules():
+        mod = importlib.import_module(module)
+        for name in getattr(mod, "__all__", ()):
+            if (module, name) in docs:
+                continue
+            twins = by_object.get(id(getattr(mod, name)), [])
+            if not any(n == name for _, n in twins):
+                missing.append(f"{module}.{name}")
+    assert not missing, f"public names on no page of docs/api/: {missing}"
+
+
+def test_directives_name_existing_public_objects():
+    for page, found in directives().items():
+        assert found or page == "index.md", f"docs/api/{page} renders nothing"
+        for module, members in found:
+            assert module in public_modules(), f"docs/api/{page}: {module} is not public"
+            mod = importlib.import_module(module)
+            for name in members:
+                assert name in mod.__all__, f"docs/api/{page}: {module}.{name} not in __all__"
+
+
+def _nav_pages(node) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [p for v in node.values() for p in _nav_pages(v)]
+    return [p for v in node for p in _nav_pages(v)]
+
+
+def test_every_api_page_is_in_the_navigation():
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    nav = set(_nav_pages(config["nav"]))
+    pages = {f"api/{p.name}" for p in API.glob("*.md")}
+    assert pages - nav == set()
+
+
+def test_public_modules_found():
+    modules = public_modules()
+    for expected in ("rankclust.cluster", "rankclust.dask", "rankclust.models.mallows"):
+        assert expected in modules
+    assert not any(m.startswith("rankclust.cli") for m in modules)
+
+
+@pytest.mark.slow
+def test_strict_build_renders_every_name(tmp_path):
+    """``mkdocs build --strict`` succeeds (no warning) and each documented name has an anchor."""
+    pytest.importorskip("mkdocstrings_handlers.python")
+    mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent)) or shutil.which(
+        "mkdocs"
+    )
+    if mkdocs is None:
+        pytest.skip("mkdocs is not installed")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    site = tmp_path / "site"
+    proc = subprocess.run(
+        [mkdocs, "build", "--strict", "-d", str(site)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "WARNING" not in proc.stderr
+    html: dict[str, str] = {}
+    missing = []
+    for (module, name), page in documented().items():
+        if page not in html:
+            html[page] = (site / "api" / page.removesuffix(".md") / "index.html").read_text(
+                encoding="utf-8"
+            )
+        if f'id="{module}.{name}"' not in html[page]:
+            missing.append(f"{page}: {module}.{name}")
+    assert not missing, f"names without an anchor in the built reference: {missing}"
