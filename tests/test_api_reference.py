@@ -148,3 +148,30 @@ def test_strict_build_renders_every_name(tmp_path):
         if f'id="{module}.{name}"' not in html[page]:
             missing.append(f"{page}: {module}.{name}")
     assert not missing, f"names without an anchor in the built reference: {missing}"
+
+
+def test_dask_module_is_the_public_face_of_the_backend():
+    import rankclust._dask as impl
+    import rankclust.dask as public
+
+    for name in public.__all__:
+        assert getattr(public, name) is getattr(impl, name)  # the old private path still works
+    pytest.importorskip("dask")
+    R = rankclust.Rankings.from_orderings([[0, 1, 2], [2, 1, 0], [1, 0, 2]], n_items=3)
+    CR = public.as_chunked(R, chunk_size=2)
+    assert isinstance(CR, public.ChunkedRankings) and public.is_dask_collection(CR)
+    assert CR.chunk_sizes == [2, 1]
+
+
+def test_every_generator_is_in_datasets_and_still_at_its_old_path():
+    import rankclust.datasets as datasets
+
+    homes = ("cluster", "cluster.generators", "cluster.mixture_generators", "supervised")
+    homes += ("supervised.generators", "datasets.generators")
+    for home in homes:
+        mod = importlib.import_module(f"rankclust.{home}")
+        for name in mod.__all__:
+            if name.startswith("make_"):
+                assert getattr(datasets, name) is getattr(mod, name), f"{home}.{name}"
+    for name in ("add_swap_noise", "delete_labels", "centers_at_distances"):
+        assert name in datasets.__all__

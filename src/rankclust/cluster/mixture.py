@@ -661,7 +661,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator):
             Rankings without ties; array input is read as 1-based ranks with 0/NaN for
             missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
             ``dask.array`` (1-based ranks), a ``dask.bag`` of orderings or a
-            :class:`~rankclust._dask.ChunkedRankings` is fitted on Dask (as is any input
+            :class:`~rankclust.dask.ChunkedRankings` is fitted on Dask (as is any input
             with ``backend="dask"``).
         y : None
             Ignored.
@@ -1040,7 +1040,7 @@ class MallowsMixture(_RankingMixture):
         sums the M-step's sufficient statistics across chunks on Dask (the active
         ``dask.distributed`` client, else Dask's default scheduler); needs
         ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
-        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        ``dask.bag`` of orderings, :class:`~rankclust.dask.ChunkedRankings`) always runs
         on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.
@@ -1352,7 +1352,7 @@ class PlackettLuceMixture(_RankingMixture):
         sums the M-step's sufficient statistics across chunks on Dask (the active
         ``dask.distributed`` client, else Dask's default scheduler); needs
         ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
-        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        ``dask.bag`` of orderings, :class:`~rankclust.dask.ChunkedRankings`) always runs
         on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.
