@@ -175,3 +175,56 @@ def test_every_generator_is_in_datasets_and_still_at_its_old_path():
                 assert getattr(datasets, name) is getattr(mod, name), f"{home}.{name}"
     for name in ("add_swap_noise", "delete_labels", "centers_at_distances"):
         assert name in datasets.__all__
+
+
+# --------------------------------------------------------------------- decisions.md references
+_CITED = re.compile(r"decisions\.md[ ,]+([GCUBX]\d+)(?:-([GCUBX]\d+))?")
+_LINKED = re.compile(r"\(decisions\.md#([a-z0-9-]+)\)")
+_SPEC = re.compile(r"\bspec\b|\bspec's|specs/|reading aid", re.IGNORECASE)
+
+
+def _cited_texts() -> dict[str, str]:
+    files = sorted((ROOT / "src" / "rankclust").rglob("*.py")) + sorted(
+        (ROOT / "docs").glob("*.md")
+    )
+    return {str(f.relative_to(ROOT)): f.read_text(encoding="utf-8") for f in files}
+
+
+def _decision_anchors() -> set[str]:
+    text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    labels = set(re.findall(r"^### ([GCUBX]\d+)\. .* \{#([a-z]\d+)\}$", text, re.MULTILINE))
+    assert all(label.lower() == anchor for label, anchor in labels)
+    return {label for label, _ in labels}
+
+
+def _slug(heading: str) -> str:
+    """The anchor mkdocs' toc extension gives a heading."""
+    return re.sub(r"[\s-]+", "-", re.sub(r"[^\w\s-]", "", heading).strip().lower())
+
+
+def test_every_cited_decision_exists():
+    labels = _decision_anchors()
+    text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    anchors = {label.lower() for label in labels}
+    anchors |= {_slug(h) for h in re.findall(r"^## (.*)$", text, re.MULTILINE)}
+    cited, missing = 0, []
+    for path, body in _cited_texts().items():
+        for first, last in _CITED.findall(body):
+            for label in filter(None, (first, last and first[0] + last.lstrip("GCUBX"))):
+                cited += 1
+                if label not in labels:
+                    missing.append(f"{path}: {label}")
+        for anchor in _LINKED.findall(body):
+            cited += 1
+            if anchor not in anchors:
+                missing.append(f"{path}: #{anchor}")
+    assert cited >= 40 and not missing, missing
+
+
+def test_no_reference_to_a_specification_outside_the_repository():
+    found = [
+        f"{path}:{body[: m.start()].count(chr(10)) + 1}"
+        for path, body in _cited_texts().items()
+        for m in _SPEC.finditer(body)
+    ]
+    assert not found, found

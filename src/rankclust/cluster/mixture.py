@@ -1034,7 +1034,7 @@ class MallowsMixture(_RankingMixture):
     center_dof : float, default=0.0
         Parameters counted per central ranking in BIC/AIC/ICL. The paper's default counts
         only weights and dispersions (``2K - 1``); the centres are discrete, and 1 or
-        ``m - 1`` per centre are common alternatives (spec A9).
+        ``m - 1`` per centre are common alternatives (decisions.md B4).
     backend : {"numpy", "dask"}, default="numpy"
         ``"numpy"`` fits in memory; ``"dask"`` runs the E-step per chunk of rankings and
         sums the M-step's sufficient statistics across chunks on Dask (the active
