@@ -80,7 +80,7 @@ fuzz: $(STAMP)
 	PYTHON=$(BIN)/python fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict
+	PYTHONPATH=src $(BIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) $(PEERS) $(LATEST) $(LOCK_VENV) build dist *.egg-info demo_output site

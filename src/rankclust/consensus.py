@@ -675,7 +675,7 @@ def kemeny_exact(C: Any, *, return_cost: bool = False) -> np.ndarray | tuple[np.
     ``g(S) = min_{v in S} [ sum_{u in S} C[u, v] + g(S - {v}) ]`` (``v`` goes to the top of
     ``S``, reversing every preference ``u > v`` with ``u`` in ``S``); ``g`` of all items is the
     Kemeny optimum and the minimisers, read from the top, give the ranking (Cheng et al. 2009,
-    spec Sec. 2.11; the Held-Karp scheme for linear ordering). The column sums
+    decisions.md C1; the Held-Karp scheme for linear ordering). The column sums
     ``sum_{u in S} C[u, .]`` are updated from ``S`` minus its lowest item, so each subset costs
     O(m). The problem is NP-hard in general (Bartholdi et al. 1989), so the 2^m factor is
     inherent to exact search.

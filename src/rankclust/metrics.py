@@ -6,8 +6,8 @@
   space), :func:`d_feat` and :func:`d_knh` (feature space).
 * Ordinal labels (Xiao et al. 2016, eqs. 9-11): :func:`mze`, :func:`mae`, :func:`amae`.
 * Cluster agreement, re-exported unchanged from scikit-learn:
-  :func:`adjusted_rand_score`, :func:`normalized_mutual_info_score` (its default geometric
-  normalisation is Xiao et al.'s eq. 12).
+  :func:`adjusted_rand_score`, :func:`normalized_mutual_info_score` (Xiao et al.'s eq. 12 is
+  its ``average_method="geometric"``; scikit-learn's default is the arithmetic mean).
 
 Rankings are given as a :class:`~rankclust.Rankings` or anything
 :func:`~rankclust.check_rankings` accepts (1-based ranks, 0 or NaN for a missing label). All
@@ -17,7 +17,7 @@ module's docstring).
 
 Incomplete true rankings
 ------------------------
-Following the suggestion of Grbovic et al.'s spec (section 2.5) and Cheng et al. (2009,
+As decided for Grbovic et al. (decisions.md G1) and as in Cheng et al. (2009,
 section 6.1), a row whose true ranking is incomplete is scored on its observed pairs only:
 ``tau = (C - D) / (C + D)`` and ``loss = D / (C + D)`` with ``C + D`` the number of comparable
 pairs. A row with **no comparable pair** (fewer than two observed labels, or all of them tied)
@@ -216,7 +216,7 @@ def label_ranking_loss(Y_true: Any, Y_pred: Any, sample_weight: Any = None) -> f
 
     ``loss_LR = mean_n 2 d_tau(pi_n, pihat_n) / (L (L - 1))`` for complete rankings; an
     incomplete true ranking is normalised by its own comparable pairs, ``D / (C + D)``, and a
-    row without comparable pairs is left out (spec section 2.4).
+    row without comparable pairs is left out (decisions.md G1).
 
     Not to be confused with :func:`sklearn.metrics.label_ranking_loss`, a multilabel measure.
 
@@ -286,7 +286,7 @@ def delta_rank(Y: Any, labels: Any, centers: Any, normalize: str = "pairs") -> f
 
     Notes
     -----
-    Conventions (spec sections 2.1, 9 A3-A4): an incomplete ranking is compared on its
+    Conventions (decisions.md G1-G2): an incomplete ranking is compared on its
     observed pairs; rows without a comparable pair are left out, and the average runs over
     the clusters that keep at least one row (empty clusters are skipped). Rows count with the
     weights of ``Y`` inside a cluster; clusters count equally.
@@ -396,7 +396,7 @@ def d_knh(X: Any, labels: Any, k: int = 3) -> float:
 
     Notes
     -----
-    Conventions (spec section 2.3): squared Euclidean distances, as printed; a cluster with
+    Conventions (decisions.md G3): squared Euclidean distances, as printed; a cluster with
     ``|S| - 1 < k`` other members uses all of them; singleton clusters have no neighbours and
     are left out of the average over clusters.
 

@@ -451,7 +451,7 @@ array-like of shape (n,), default="random_partition"
         and sums the per-cluster pair counts ``C_k`` across chunks on Dask (the active
         ``dask.distributed`` client, else Dask's default scheduler); needs
         ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
-        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        ``dask.bag`` of orderings, :class:`~rankclust.dask.ChunkedRankings`) always runs
         on Dask. On Dask ``init`` must be ``"random_partition"``, ``"random_orders"`` or an
         array of labels (the embeddings of the other initialisations are global). Both
         back-ends give the same clustering for the same ``random_state``; see

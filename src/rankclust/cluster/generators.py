@@ -67,7 +67,7 @@ def make_planted_chains(
 
     Notes
     -----
-    Choices the paper leaves open (spec §9.19): equal bucket sizes, random item-to-bucket
+    Choices the paper leaves open (decisions.md U1): equal bucket sizes, random item-to-bucket
     assignment, uniform component choice, sampling without replacement.
 
     Complexity: O(n m log m) time, O(n m) memory for the output.

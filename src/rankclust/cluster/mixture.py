@@ -640,7 +640,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             Rankings without ties; array input is read as 1-based ranks with 0/NaN for
             missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
             ``dask.array`` (1-based ranks), a ``dask.bag`` of orderings or a
-            :class:`~rankclust._dask.ChunkedRankings` is fitted on Dask (as is any input
+            :class:`~rankclust.dask.ChunkedRankings` is fitted on Dask (as is any input
             with ``backend="dask"``).
         y : None
             Ignored.
@@ -1006,13 +1006,13 @@ class MallowsMixture(_RankingMixture):
     center_dof : float, default=0.0
         Parameters counted per central ranking in BIC/AIC/ICL. The paper's default counts
         only weights and dispersions (``2K - 1``); the centres are discrete, and 1 or
-        ``m - 1`` per centre are common alternatives (spec A9).
+        ``m - 1`` per centre are common alternatives (decisions.md B4).
     backend : {"numpy", "dask"}, default="numpy"
         ``"numpy"`` fits in memory; ``"dask"`` runs the E-step per chunk of rankings and
         sums the M-step's sufficient statistics across chunks on Dask (the active
         ``dask.distributed`` client, else Dask's default scheduler); needs
         ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
-        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        ``dask.bag`` of orderings, :class:`~rankclust.dask.ChunkedRankings`) always runs
         on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.
@@ -1322,7 +1322,7 @@ class PlackettLuceMixture(_RankingMixture):
         sums the M-step's sufficient statistics across chunks on Dask (the active
         ``dask.distributed`` client, else Dask's default scheduler); needs
         ``pip install rankclust[dask]``. A Dask input (``dask.array`` of 1-based ranks,
-        ``dask.bag`` of orderings, :class:`~rankclust._dask.ChunkedRankings`) always runs
+        ``dask.bag`` of orderings, :class:`~rankclust.dask.ChunkedRankings`) always runs
         on Dask. Both give the same fit for the same ``random_state`` (same seeds, same
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.

@@ -3,7 +3,7 @@
 * :func:`centers_at_distances` -- central rankings whose pairwise Kendall distances are
   given (Table 1 uses three centres of 5 items at distances ``[2, 9, 9]`` or ``[8, 6, 6]``);
 * :func:`make_heterogeneous_rankings` -- top-t lists of mixed lengths from a Mallows mixture,
-  with fixed cluster sizes ``round(n c_k)`` (spec A7) and a length law independent of the
+  with fixed cluster sizes ``round(n c_k)`` (decisions.md B3) and a length law independent of the
   cluster; the component draws are exact (:func:`rankclust.models.mallows.sample_mallows`).
 """
 
@@ -200,7 +200,7 @@ def make_heterogeneous_rankings(
         censoring). Default: complete rankings.
     fixed_sizes : bool, default=True
         Cluster sizes ``round(n c_k)`` (adjusted to sum to n), as "all clusters have equal
-        size" suggests (spec A7); False draws the labels from Categorical(c).
+        size" suggests (decisions.md B3); False draws the labels from Categorical(c).
     random_state : int, RandomState instance or None, default=None
 
     Returns

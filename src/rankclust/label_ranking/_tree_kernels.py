@@ -27,7 +27,7 @@ From them a side's Mallows fit costs O(m^2): the centre is the order of ``votes`
 ``L_T`` (ties to the lower label index), ``Dbar = n_T (n_T - 1)/2 * sum_{a above b} pairs[b, a]
 / #rows with pairs`` and ``theta = g_{n_T}^{-1}(Dbar)`` read from a table of the expected
 distance (:func:`rankclust.models.mallows.expected_distance`) on a fine grid. For incomplete
-rankings ``Dbar`` is the observed-pairs estimate of the mean distance (spec A6) instead of
+rankings ``Dbar`` is the observed-pairs estimate of the mean distance (decisions.md C3) instead of
 the distance of the Prop. 1 completions, which would need a refit per threshold.
 
 *Complete rankings* (nodes whose rows all rank all labels; exact integer statistics, see the

@@ -256,7 +256,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
                 _nb_exact_distances(self._Z, Zq, ind, dist)
             if prefixes is not None and not small:
                 return dist, ind
-        # stable order by (distance, training index): deterministic ties (spec A9)
+        # stable order by (distance, training index): deterministic ties (decisions.md C4)
         order = np.lexsort((ind, dist), axis=1)
         return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
@@ -405,7 +405,7 @@ class IBLRMallows(_BaseIBLR):
         Distance weights: Dudani's ``(d_k - d_i)/(d_k - d_1)`` (all ones when
         ``d_k = d_1``; the k-th neighbour weighs 0, so at most k - 1 neighbours count), or
         uniform. Each weight is multiplied by the incompleteness weight ``|Y(sigma_i)|/m``
-        (used in every Borda step, spec A11); if a query's weights sum to zero the
+        (used in every Borda step, decisions.md C5); if a query's weights sum to zero the
         incompleteness weights alone are used, then uniform weights.
     scaling : {"none", "minmax", "zscore"}, default="zscore"
         Feature normalisation fitted on the training data (constant features map to 0):

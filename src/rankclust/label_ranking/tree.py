@@ -189,7 +189,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
     criterion : {"impurity", "theta"}, default="impurity"
         ``"theta"`` -- eq. (6) literally: maximise ``(|T+| theta+ + |T-| theta-)/|T|`` with
         theta capped at ``theta_max``; a pure child (theta = infinity in the paper) counts as
-        ``theta_max``, which rewards peeling single examples off large nodes (spec A16).
+        ``theta_max``, which rewards peeling single examples off large nodes (decisions.md C7).
         ``"impurity"`` -- minimise ``(|T+| u+ + |T-| u-)/|T|`` with the bounded impurity
         ``u = 1/(1 + theta)`` (0 for a pure child), the same ordering of each child by its
         spread but without the unbounded reward (scikit-lr's choice). The default deviates
@@ -197,7 +197,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         capped form over-fragments (measured in ``experiments/results``).
     min_node_size_mode : {"examples", "label_occurrences"}, default="examples"
         Reading of the paper's "we stop if the number of labels in a node becomes too small
-        ... 2|Y| as a lower bound" (spec A15): stop when the node has fewer than
+        ... 2|Y| as a lower bound" (decisions.md C6): stop when the node has fewer than
         ``min_node_size_factor * n_labels`` examples (``"examples"``) or label occurrences
         ``sum_i |Y(sigma_i)|`` (``"label_occurrences"``, nearly no pre-pruning on complete
         data).
@@ -602,7 +602,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         return center[0], float(_nb_theta_from_mean(table, grid, labs.size, float(mean[0])))
 
     def _complete(self, node: int, m: int) -> np.ndarray:
-        """Complete position vector of a node: Prop. 1 from the ancestors (spec A23)."""
+        """Complete position vector of a node: Prop. 1 from the ancestors (decisions.md C8)."""
         labs = self.node_labels_[node]
         if labs.size == m:
             return self.node_center_[node]

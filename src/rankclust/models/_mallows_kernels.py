@@ -74,8 +74,8 @@ def _sample_rankings(order, theta, uniforms, lengths, out):  # pragma: no cover 
     independent U[0, 1) draws; ``out`` is filled with positions, ``-1`` for items below the
     cut. Position ``j`` receives the ``V_j``-th best remaining item (0-based) in centre order,
     ``V_j`` a truncated geometric on ``{0..m-j-1}``: the Fligner-Verducci stage-wise
-    construction, i.e. repeated insertion read from the top (Busse et al. 2007, Sec. 2.5 of
-    the spec). Only ``min(t, m-1)`` draws are used for a top-t list. O(m t) per row.
+    construction, i.e. repeated insertion read from the top (Busse et al. 2007;
+    decisions.md B1). Only ``min(t, m-1)`` draws are used for a top-t list. O(m t) per row.
     """
     n, m = out.shape
     rem = np.empty(m, dtype=np.int64)

@@ -293,7 +293,7 @@ def expected_distance(theta: Any, m: int, t: Any = None) -> Any:
     Examples
     --------
     >>> from rankclust.models.mallows import expected_distance
-    >>> round(expected_distance(1.0, 10), 6)   # Cheng et al. spec, table of g_n
+    >>> round(expected_distance(1.0, 10), 6)   # decisions.md C2
     4.633472
     >>> expected_distance(0.0, 10)
     22.5
@@ -916,7 +916,7 @@ def sample_mallows(
 
     Position ``j`` (best first) receives the ``V_j``-th best remaining item of the centre, with
     independent ``V_j`` truncated geometric on ``{0, ..., m-j}`` (1-based j) -- the stage-wise
-    form of the model, equivalent to repeated insertion (Busse et al. 2007; spec Sec. 2.5).
+    form of the model, equivalent to repeated insertion (Busse et al. 2007; decisions.md B1).
     A top-t list needs only ``t`` draws and has exactly the top-t marginal.
 
     Parameters

@@ -42,7 +42,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, ValidatedParamsMixin
-from rankclust._typing import RandomStateLike, RankingsLike
 from rankclust.rankings import Rankings, _check_weight_total, check_rankings
 
 __all__ = [
@@ -674,7 +673,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self.tol = tol
 
     # ---------------------------------------------------------------- construction
-    def fit(self, R: RankingsLike, y: None = None, sample_weight: Any = None) -> PlackettLuce:
+    def fit(self, R: Any, y: None = None, sample_weight: Any = None) -> PlackettLuce:
         """Fit the scores by MM (maximum likelihood, or MAP when ``alpha > 0``).
 
         Parameters
@@ -759,11 +758,11 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self.items_ = None  # fit sets the names of its data
 
     # ---------------------------------------------------------------- distribution
-    def _check_data(self, R: RankingsLike) -> Rankings:
+    def _check_data(self, R: Any) -> Rankings:
         check_is_fitted(self, "scores_")
         return check_rankings(R, allow_ties=False, n_items=self.n_items_, items=self.items_)
 
-    def logpdf(self, R: RankingsLike) -> np.ndarray:
+    def logpdf(self, R: Any) -> np.ndarray:
         """Log-probability of each ranking (complete, top-k or subset by ``R.kind``).
 
         Parameters
@@ -776,11 +775,11 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         """
         return loglik_rows(choice_stages(self._check_data(R)), self.scores_)
 
-    def pdf(self, R: RankingsLike) -> np.ndarray:
+    def pdf(self, R: Any) -> np.ndarray:
         """Probability of each ranking, ``exp(logpdf(R))``."""
         return np.exp(self.logpdf(R))
 
-    def score(self, R: RankingsLike, y: None = None) -> float:
+    def score(self, R: Any, y: None = None) -> float:
         """Average log-likelihood per ranking, weighted by ``R.weights``.
 
         Parameters
@@ -802,7 +801,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
     def sample(
         self,
         size: int,
-        random_state: RandomStateLike = None,
+        random_state: Any = None,
         lengths: Any = None,
     ) -> Rankings:
         """Exact draws from the model (Gumbel-max trick).

@@ -63,10 +63,8 @@ ORDINAL_DATASETS = tuple(sorted(set(_CHU) | set(_EQFREQ) | set(_RAW)))
 def _data_home(data_home: str | os.PathLike | None) -> Path:
     if data_home is not None:
         return Path(data_home)
-    try:  # the datasets package owns the data home once it exists
-        from rankclust.datasets import get_data_home  # type: ignore[attr-defined]
-    except ImportError:
-        return Path(os.environ.get("RANKCLUST_DATA", Path.home() / "rankclust_data"))
+    from rankclust.datasets import get_data_home  # the datasets package owns the data home
+
     return Path(get_data_home())
 
 

@@ -11,7 +11,7 @@ paper,
          |B_i(w, b)| <= l,  i = 1..k-2                       (balance, Theorem 4)
          xi, zeta >= 0,   a_j = <w, phi(x_j)>,
 
-is written here in the closed forms of the reading aid (spec §2.9, checked against the paper's
+is written here in closed forms (decisions.md X1; checked against the paper's
 literal max/min/abs expressions in the tests) and solved by the concave-convex procedure: each
 step linearises the concave parts at the current iterate and solves the resulting convex QP in the
 primal, by default with a structured interior-point method (:mod:`rankclust.ordinal._qp`), or
@@ -22,7 +22,7 @@ Two linearisations are offered:
 
 * ``"paper"`` -- eqs. (4)-(5): one row per sample (its nearest threshold, on the side it is on)
   and one row per ranking pair (the tangent of the best threshold's loss). This reproduces the
-  paper, but it is not a majorisation, so the objective need not decrease (spec §3.11).
+  paper, but it is not a majorisation, so the objective need not decrease (decisions.md X4).
 * ``"majorize"`` -- both boundaries of the sample's current cluster, and the exact convex loss of
   the best threshold for every pair. Each QP is then an inner approximation that is tight at the
   current iterate, so the true objective is non-increasing.
@@ -53,7 +53,7 @@ __all__ = ["M2SORC"]
 
 
 # ----------------------------------------------------------------------------------------------
-# Closed forms (spec §2.9). Thresholds ``b`` are the k-1 finite ones, sorted; b_0 = -inf and
+# Closed forms (decisions.md X1). Thresholds ``b`` are the k-1 finite ones, sorted; b_0 = -inf and
 # b_k = +inf are never materialised.
 # ----------------------------------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ def _ranking_d(a_hi: NDArray, a_lo: NDArray, b: NDArray) -> NDArray:
 
 
 def _balance_terms(k: int) -> tuple[NDArray, NDArray, NDArray]:
-    """Coefficients of the cleared-denominator balance rows, i = 1..k-2 (spec §8 item 5).
+    """Coefficients of the cleared-denominator balance rows, i = 1..k-2 (decisions.md X5).
 
     ``D_i / n = -2 mean(a) - (k-2i-2) b_i + (k-2i) b_{i+1}`` and the constraint is
     ``|D_i| <= l |(k-2i)(k-2i-2)|``; for odd k this is exactly ``|B_i| <= l`` of Theorem 4.
@@ -398,7 +398,7 @@ def _solve_qp_ipm(Phi, k, C1, C2, mrows, rrows, fixed) -> _QPResult | None:
 def _initial_point(Phi: NDArray, pairs: NDArray, k: int, init: str, rng) -> tuple:
     """w ~ N(0, I) (or the mean pair difference), scaled to std(a) = k; b equally spaced.
 
-    The thresholds b_i = mean(a) + c0 (2i - k) satisfy every balance constraint (spec §8 item 7).
+    The thresholds b_i = mean(a) + c0 (2i - k) satisfy every balance constraint (decisions.md X7).
     """
     D = Phi.shape[1]
     w = rng.standard_normal(D)
@@ -450,7 +450,7 @@ def _fit_single(
             break
     labels = _assign(a, b)
     counts = np.bincount(labels, minlength=k)
-    # Guards of spec §8 item 6: w = 0, an empty cluster, or one cluster with > 1 - 1/k of the data.
+    # Guards (decisions.md X6): w = 0, an empty cluster, or a cluster with > 1 - 1/k of the data.
     degenerate = bool(
         np.linalg.norm(w) < 1e-8 or counts.min() == 0 or counts.max() > (1 - 1 / k) * n
     )
@@ -483,7 +483,7 @@ class M2SORC(ThresholdPredictMixin, FeatureMapClusterer):
     C2 : float, default=1.0
         Weight of the ranking losses (one per pair). The paper sets ``C1 = C2``.
     balance : float, default=1.0
-        The cluster-balance tolerance l of Theorem 4. Note (spec §2.9c): the constraint fixes
+        The cluster-balance tolerance l of Theorem 4. Note (decisions.md X2): the constraint fixes
         equally spaced thresholds centred on the mean projection, with a per-sample slack of
         about ``l / n``; it does not bound the cluster sizes.
     kernel : {"linear", "rbf"}, default="rbf"
@@ -500,7 +500,7 @@ class M2SORC(ThresholdPredictMixin, FeatureMapClusterer):
         Starting direction: the mean difference ``phi_i - phi_j`` over the pairs plus a random
         perturbation per start, or a Gaussian direction (the paper). The paper's random start
         often ends in a two-cluster local optimum (the middle clusters empty), which the
-        balance constraint does not prevent (spec §2.9c).
+        balance constraint does not prevent (decisions.md X2).
     n_init : int, default=5
         Number of CCCP starts; the run with the lowest objective (3) among the non-degenerate
         ones is kept.
@@ -560,7 +560,7 @@ class M2SORC(ThresholdPredictMixin, FeatureMapClusterer):
     The clusters need no Hungarian matching to ordinal levels: the learned order is the label
     order (``labels_`` increases with the projection ``<w, phi(x)>``).
 
-    Departures from the printed paper (all from the reading aid): thresholds are constrained to
+    Departures from the printed paper (decisions.md X8): thresholds are constrained to
     be ordered; only the k - 1 finite thresholds are optimised; the balance constraint is used
     with cleared denominators (identical for odd k, defined for even k); the primal QP replaces
     the printed (incorrect) dual.

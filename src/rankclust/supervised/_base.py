@@ -57,7 +57,7 @@ CENTRAL_RANKING_METHODS = ("mallows", "pl")
 
 # Strength of the Gamma prior of the Plackett-Luce centre: a few hundredths of a pseudo-win
 # per label keep the estimate finite when a label never wins or never loses in a cluster (the
-# MLE does not exist there, spec 9 B5) and change nothing measurable otherwise.
+# MLE does not exist there, decisions.md G5) and change nothing measurable otherwise.
 _PL_ALPHA = 1e-2
 
 
@@ -132,7 +132,7 @@ def distances_to_centers(R: Rankings, centers: np.ndarray, normalize: bool = Tru
     """Kendall distance of every ranking to every centre, shape (n, K), as float64.
 
     Incomplete rankings are compared on their observed pairs. ``normalize=True`` divides by
-    the ranking's own number of comparable pairs ``l (l - 1) / 2`` (spec 1.4; the scale of
+    the ranking's own number of comparable pairs ``l (l - 1) / 2`` (decisions.md G1; the scale of
     loss_LR); ``normalize=False`` keeps the raw counts of discordant pairs (the literal
     ``d_tau`` of eqs. 17-18, under which a ranking with few labels weighs less). A row with
     fewer than two labels gets 0 (it carries no preference and pulls no split). O(n K m^2)

@@ -11,7 +11,8 @@ and stop when the two sides of the best split carry the same ranking or ``|T| <=
 A leaf carries the ranking ``argmin_k sum_{n in T} D[n, k]``.
 
 The split search is one sweep per feature over the node's samples in feature order, keeping
-prefix sums of ``D`` (the spec's "cumulative sums of d_tau"): O(|T| K) per feature and node.
+prefix sums of ``D`` (the paper's "cumulative sums of d_tau", decisions.md G8): O(|T| K) per
+feature and node.
 The samples of a node stay contiguous in one presorted index array per feature and are
 partitioned stably at every split (CART's bookkeeping), so nothing is re-sorted.
 """

@@ -137,7 +137,7 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
         (Km_PL; order of the Plackett-Luce scores fitted on the observed labels).
     standardize : bool, default=True
         z-score the features (fitted on the training data) before k-means; the paper does not
-        say (spec 9 A6).
+        say (decisions.md G4).
     n_init : int, default=10
         k-means restarts (k-means++ seeding).
     max_iter : int, default=300

@@ -158,7 +158,7 @@ def make_checker(
     layout : {"quadrant", "corner"}, default="quadrant"
         ``"quadrant"``: classes 0 and 1 are the upper-right and lower-right 2 x 2 blocks of
         Gaussians (1,800 / 1,800 / 3,600 points); ``"corner"``: the single upper-right and
-        lower-right Gaussians (450 / 450 / 6,300). The text allows both (spec 9 E1); the
+        lower-right Gaussians (450 / 450 / 6,300). The text allows both (decisions.md G14); the
         paper's 1 Rank loss on checker (.398) fits the quadrant layout (a majority of 50 %:
         about .35-.40) and not the corner one (87.5 %: about .19, measured).
     spacing : float, default=1.0

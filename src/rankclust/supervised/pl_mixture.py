@@ -11,7 +11,7 @@ Plackett-Luce score vector ``v_k = exp(z_k)`` in label space. With a shared kern
   log-likelihood (eq. 25) with EM: responsibilities ``h_nk = g_nk e_nk / sum_v g_nv e_nv``
   (eq. 29) and stochastic gradient steps (M-step v.1) on the prototypes and the scores.
 
-**The corrected update rule.** Eq. (30) as printed has two errors (spec 4.7.3 and 9 D1,
+**The corrected update rule.** Eq. (30) as printed has two errors (decisions.md G9,
 verified by finite differences in the tests): the prototype factor ``(1 - h_nk)`` must be
 ``(g_nk - h_nk)`` with the printed minus sign, and the score step must be *ascent*::
 
@@ -320,7 +320,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         P (the paper: 30 with K = 3, 10 with K = 10).
     prototype_budget : int or None, default=None
         Total number of prototypes; overrides P as ``max(1, budget // K)`` (the paper's Table
-        1 reads P as the total, spec 9 D6).
+        1 reads P as the total, decisions.md G12).
     gamma0 : float, default=0.03
         Initial learning rate.
     anneal : float, default=8.0
@@ -328,14 +328,14 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
     sigma0 : float or None, default=None
         Initial kernel width; None = the square root of the total variance of the
         (standardised) training features, ``sigma_0^2 = E||x - mean(x)||^2`` (``sqrt(d)``
-        after standardisation). The paper's "training data variance" is ambiguous (spec 9 D3);
+        after standardisation). "Training data variance" is ambiguous (decisions.md G10);
         with the per-feature reading (``sigma_0 = 1``) the kernel is nearly hard from the
         first step in high dimension and the prototypes barely move.
     clip : float, default=1.0
         Bound on the per-step prototype coefficient ``gamma (w/g)(h - g)/sigma^2`` (times
         ``sigma_0^2`` with ``prototype_step="relative"``), the fraction of the way to
         ``x_n`` a prototype moves; it grows linearly with the step count late in training
-        (spec 9 D4).
+        (decisions.md G11).
     prototype_step : {"relative", "absolute"}, default="relative"
         Units of the prototype learning rate (module docstring). ``"relative"``: the
         prototypes step with ``gamma sigma_0^2``, i.e. move the fraction ``gamma_0
@@ -343,7 +343,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         the fit is invariant to the units of X. ``"absolute"``: eq. (30) with the same unitless
         ``gamma`` as the scores (the fraction is ``gamma_0 / sigma_0^2`` at the start). Why
         the default is ``"relative"``: with standardised features ``sigma_0^2 = d``, so
-        ``"absolute"`` made the prototype steps d times smaller than the spec's reading
+        ``"absolute"`` made the prototype steps d times smaller than the per-feature reading
         ``sigma_0 = 1`` and the model under-fitted: after 100 epochs the training loss_LR was
         still falling and the prototypes had moved a median 0.05 (iris, wine), 0.07 (glass)
         standardised units from their start, less than a third of the spacing of the
@@ -466,7 +466,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
 
     Notes
     -----
-    Choices the paper leaves open (spec 9 D2-D11): prototypes start at K P distinct training
+    Choices the paper leaves open (decisions.md G13): prototypes start at K P distinct training
     points (with replacement and a small jitter when N < K P), dealt to the clusters by
     k-means cells (``init``); scores start at
     ``log max(N(1, 0.1), 1e-3)``; each cluster's scores are re-centred after every epoch (PL is

@@ -11,7 +11,7 @@ three variants of the paper differ in stage 1 only:
 * ``clusterer="mallows_mixture"`` (ebms_RT): the paper used Meila's EBMS software, which is not
   available; rankclust substitutes its EM for Mallows mixtures
   (:class:`rankclust.cluster.mixture.MallowsMixture`), which clusters incomplete rankings too
-  (spec 9 C4: do not expect the paper's ebms_RT numbers);
+  (decisions.md G6: do not expect the paper's ebms_RT numbers);
 * ``clusterer="komeans"`` (Ko'm_RT): Kamishima & Akaho's k-o'means with the expected Borda count
   centre (the modified Borda count) and Kendall's distance
   (:class:`rankclust.cluster.KOMeans`).

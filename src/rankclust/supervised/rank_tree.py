@@ -291,7 +291,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
     gain 0 (Quinlan's reduced-error pruning), because a subtree that no informative held-out
     row reaches is no evidence for the split (.274 instead of .264 at 60 % when ties stay).
 
-    RT_iter details the paper leaves open (spec 9 C8): the K starting rankings are distinct
+    RT_iter details the paper leaves open (decisions.md G7): the K starting rankings are distinct
     uniformly random permutations; a ranking that no leaf carries after a round is re-seeded
     at the training ranking worst explained by its centre (largest normalised Kendall
     distance; at most ``2 K`` re-seeds per start, and a round that re-seeds does not count as
