@@ -1,4 +1,4 @@
-"""Tests for ``rankclust predict`` (rankclust.cli_predict): saved model -> new rows -> names."""
+"""Tests for ``rankclust predict`` (rankclust.cli.commands.predict): saved model -> new rows -> names."""
 
 from __future__ import annotations
 

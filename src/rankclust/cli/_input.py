@@ -44,7 +44,7 @@ def check_file(path: str) -> Path:
 
 def input_limits() -> Any:
     """The input limits in force (defaults and ``RANKCLUST_MAX_*``; see rankclust.io)."""
-    from rankclust._limits import resolve_limits
+    from rankclust.io import resolve_limits
 
     return resolve_limits()
 

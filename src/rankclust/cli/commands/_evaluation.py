@@ -128,7 +128,7 @@ def held_out_json(
             rows.append({**head, **entry})
     rows.sort(key=lambda r: r["row"])
     note = (
-        f"held-out: each row is predicted by a model fitted without it ({_how(args)}); the "
+        f"held-out: each row is predicted by a model fitted without it, by {_how(args)}; the "
         "rest of this result is the model fitted on all rows (in-sample)"
     )
     if clusters:
