@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.cluster.mixture import MallowsMixture, _random_completion
+from rankclust.consensus import resolve_center_method
 from rankclust.distances import kendall_distances
 from rankclust.models.mallows import (
     THETA_MAX,
@@ -231,7 +232,8 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
     completion : {"hard", "sample"}, default="hard"
     center_method : {"auto", "exact", "local"}, default="auto"
         Consensus of the completed rankings (:func:`estimate_center`; "local" starts from the
-        previous centre).
+        previous centre; "auto" is exact up to 10 items, local beyond, the package-wide rule
+        of :func:`rankclust.consensus.resolve_center_method`).
     n_init : int, default=5
     max_iter : int, default=100
     tol : float, default=1e-6
@@ -330,9 +332,7 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator):
         centers = seeds._seeds(blocks, rng)
         thetas = np.ones(k_comp)
         weights = np.full(k_comp, 1.0 / k_comp)
-        method = self.center_method
-        if method == "auto":
-            method = "exact" if R.n_items <= 8 else "local"
+        method = resolve_center_method(self.center_method, R.n_items)
         ll_old = -np.inf
         converged = False
         n_iter = 0
