@@ -26,6 +26,13 @@ rankings it is :math:`\\sum_i w_i d_K(\\sigma_i, \\pi)`, the weighted sum of Ken
 for subset rankings it counts the discordant *observed* pairs; for top-t lists (``kind="top"``)
 a present item is also above every absent one, which gives the top-t distance of Busse et al.
 
+Two registries name the rules: :data:`CONSENSUS_METHODS` (``f(C)``: Borda, Copeland, Kemeny)
+and :data:`CENTER_METHODS`, the centre steps of every estimator's ``center_method``
+(``f(C, init)``, with the previous centre as ``init``), dispatched by
+:func:`center_from_counts`. ``"auto"`` means one thing everywhere
+(:func:`resolve_center_method`): exact Kemeny up to :data:`KEMENY_AUTO_EXACT_MAX_ITEMS` (10)
+items, local search beyond.
+
 References
 ----------
 Cheng, W., Hühn, J. and Hüllermeier, E. (2009). Decision tree and instance-based learning for

@@ -44,6 +44,7 @@ __all__ = [
     "stage_log_qint",
     "stage_means",
     "stage_variances",
+    "tail_start",
 ]
 
 # series switch for 1/expm1(x) - k/expm1(k x) (see stage_means)
@@ -128,6 +129,22 @@ def length_tables(
         full[:, 1:] = cs
         out.append(full.T)
     return tuple(out)
+
+
+def tail_start(counts: np.ndarray, stats: np.ndarray, m: int, kind: str) -> np.ndarray:
+    """A start for :func:`solve_thetas` without a warm one: ``max(1, log(A / stats))``.
+
+    For large theta every stage with ``k >= 2`` has ``E V ~ e^-theta``, so
+    ``sum_l counts[l] mu_l(theta) ~ A e^-theta`` with ``A`` the weighted number of such
+    stages; its root is a start from which Newton needs a few steps instead of about one per
+    unit of theta. Shape (K,).
+    """
+    ell = np.arange(m + 1)
+    stages = np.minimum(ell, m - 1) if kind == "top" else np.maximum(ell - 1, 0)
+    a = counts @ stages.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        guess = np.log(a / stats)
+    return np.where(np.isfinite(guess), np.maximum(guess, 1.0), 1.0)
 
 
 def solve_thetas(

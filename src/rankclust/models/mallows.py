@@ -84,7 +84,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
-from rankclust.models._mallows_math import length_tables, solve_thetas
+from rankclust.models._mallows_math import length_tables, solve_thetas, tail_start
 from rankclust.rankings import KINDS, Rankings, _check_weight_total, check_rankings
 
 __all__ = [
@@ -365,19 +365,16 @@ def theta_mle(
         raise ValueError("the weights of the lengths sum to zero")
     counts = counts / total
 
-    unbounded = bool(np.isinf(theta_max))
-    if unbounded:
+    if np.isinf(theta_max):
         # a finite bracket: double until the expected statistic falls to the mean
         theta_max = 1.0
         while mean > 0 and float(counts @ _top_means(theta_max, m)) > mean:
             theta_max *= 2.0
         if mean <= 0 or counts @ _top_means(0.0, m) <= 0:
             return np.inf
-    # start at 1, or at the lower end of the doubled bracket (fewer tail steps)
-    start = max(1.0, theta_max / 2.0) if unbounded else 1.0
-    theta = solve_thetas(
-        counts[None, :], np.array([mean]), m, "top", np.array([start]), theta_max, xtol=xtol
-    )
+    stats = np.array([mean])
+    start = tail_start(counts[None, :], stats, m, "top")
+    theta = solve_thetas(counts[None, :], stats, m, "top", start, theta_max, xtol=xtol)
     return float(theta[0])
 
 
