@@ -878,7 +878,8 @@ def kemeny(
 
     Notes
     -----
-    Why 10 for ``"auto"``: the exact tables cost ``2**m (m + 1)`` floats and ``2**m m``
+    Why 10 for ``"auto"`` (the package-wide rule, :func:`resolve_center_method`, also of the
+    mixtures' centre steps): the exact tables cost ``2**m (m + 1)`` floats and ``2**m m``
     operations -- about 10^4 at m = 10, the same order as a few local-search sweeps, so an
     optimum is free there; every further item doubles the cost, while estimators call the
     centre step once per cluster, per iteration and per tree node. Past 10 items exact search

@@ -116,7 +116,8 @@ def _brentq_root(counts, stat, m, kind, theta_max):
 @pytest.mark.parametrize("kind", ["top", "subset"])
 def test_solve_thetas_matches_brentq_on_random_equations(rng, kind):
     """Random lengths, weights, warm starts and means from the uniform value down to 1e-9 of
-    it (theta up to about 20, where a residual test relative to the weight stopped early)."""
+    it (theta up to about 45, where a residual test relative to the weight alone stopped
+    early: 31.9 instead of 46.5 on one component of a German-goals fit)."""
     worst = 0.0
     for _ in range(150):
         m = int(rng.integers(2, 25))
@@ -126,7 +127,7 @@ def test_solve_thetas_matches_brentq_on_random_equations(rng, kind):
             np.add.at(counts[k], ell, rng.random(ell.size) * rng.choice([1.0, 1e3]))
         (mu0,) = MM.length_tables(np.zeros(1), m, kind, ("mean",))
         frac = np.array(
-            [rng.random(), 10.0 ** rng.uniform(-9, -2), 1 - 10.0 ** rng.uniform(-9, -1)]
+            [rng.random(), 10.0 ** rng.uniform(-18, -2), 1 - 10.0 ** rng.uniform(-9, -1)]
         )
         stats = counts @ mu0[:, 0] * frac
         theta0 = rng.choice([0.0, 1.0, 5.0, 49.0], size=3) * rng.random(3)
@@ -149,7 +150,9 @@ def test_theta_mle_is_the_one_component_solver(rng):
         mean = float(counts @ MM.length_tables(np.zeros(1), m, "top", ("mean",))[0][:, 0])
         mean *= rng.random()
         got = theta_mle(mean, m, lengths=lengths, length_weights=lw)
-        ref = MM.solve_thetas(counts[None], np.array([mean]), m, "top", np.ones(1), THETA_MAX)[0]
+        stats = np.array([mean])
+        start = MM.tail_start(counts[None], stats, m, "top")
+        ref = MM.solve_thetas(counts[None], stats, m, "top", start, THETA_MAX)[0]
         assert got == ref
         assert got == pytest.approx(_brentq_root(counts, mean, m, "top", THETA_MAX), rel=1e-12)
 

@@ -92,7 +92,8 @@ __all__ = [
     "selection_notes",
 ]
 
-#: Centre steps of :class:`MallowsMixture` (see its ``center_method``).
+#: Centre steps of :class:`MallowsMixture` (see its ``center_method``): keys of the one
+#: registry :data:`rankclust.consensus.CENTER_METHODS`.
 MIXTURE_CENTER_METHODS = ("auto", "exact", "local", "adjacent")
 
 #: Back-ends of the mixtures (see their ``backend`` parameter).
