@@ -1,7 +1,7 @@
 """Reproduce the benchmark tables (III-VI) and the sentiment constraint curves of Xiao, Liu & Hao
 (2016), "A maximum margin approach for semisupervised ordinal regression clustering".
 
-Protocol (paper §IV, reading aid §5 and §8):
+Protocol (paper §IV; the choices it leaves open: docs/decisions.md X8-X10):
 
 * Chu's benchmark sets, 5 levels; features standardised; Gaussian kernel through a Nyström map
   (the same map for every kernel method); k = 5.
@@ -12,7 +12,7 @@ Protocol (paper §IV, reading aid §5 and §8):
   method's own side information and scored on the held-out 20 % (fraction of held-out ranking
   pairs put in strictly the right order for M2SORC; fraction of held-out must-/cannot-links
   satisfied for the others); the winner is refitted on all pairs. The paper does not say how it
-  selected parameters (reading aid §8 item 13). The grids are the paper's (C, kernel width,
+  selected parameters (decisions.md X10). The grids are the paper's (C, kernel width,
   M2SORC's balance l, SMMCPC's lambda), thinned for time (see ``--help``). ``--select once``
   (default) selects once per set on a separate draw of constraints (seed 999) and uses the
   winner for every realisation; ``--select each`` selects inside every realisation.
@@ -22,9 +22,10 @@ Protocol (paper §IV, reading aid §5 and §8):
   MPCKMeans; re-implementations, see :mod:`rankclust.ordinal.baselines`) and k-means as an
   unconstrained floor.
 
-Run ``python experiments/ordinal_clustering_xiao2016.py --help``; results are written as
-markdown to ``experiments/results/ordinal_clustering_xiao2016.md`` (raw numbers next to it as
-JSON). Data are read from ``$RANKCLUST_DATA`` (never copied into the repository).
+Run ``python experiments/xiao2016/ordinal_clustering_xiao2016.py --help``; results are written
+as markdown to ``experiments/xiao2016/results/ordinal_clustering_xiao2016.md`` (raw numbers as
+JSON in ``results/raw/``). Data are read from ``$RANKCLUST_DATA``, else ``../shared/data`` beside
+the repository (never copied into the repository).
 """
 
 from __future__ import annotations
@@ -43,14 +44,17 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import data_home, paths, write_json
+
 from rankclust.ordinal import M2SORC, link_constraints_from_labels, ranking_pairs_from_labels
 from rankclust.ordinal._data import fetch_amazon_sentiment, fetch_ordinal_regression
 from rankclust.ordinal.baselines import CPCMMC, CPMMC, SMMCPC, WSVORC, MPCKMeans
 from rankclust.ordinal.evaluation import ordinal_clustering_scores
 
-HERE = Path(__file__).resolve().parent
-if "RANKCLUST_DATA" not in os.environ and (HERE.parent.parent / "shared" / "data").is_dir():
-    os.environ["RANKCLUST_DATA"] = str(HERE.parent.parent / "shared" / "data")
+PATHS = paths(__file__)
+if "RANKCLUST_DATA" not in os.environ and data_home().is_dir():
+    os.environ["RANKCLUST_DATA"] = str(data_home())
 
 # Paper order of Table II; the binning that matches the paper's balanced/imbalanced remarks.
 DATASETS = [
@@ -65,7 +69,7 @@ DATASETS = [
     ("Stock", "stock", "equal_length"),
     ("Triazines", "triazines", "equal_length"),
 ]
-# The only table cells recoverable from the paper (reading aid §7.1): the AutoMPG MAE row.
+# The only table cells recoverable from the paper (decisions.md X9): the AutoMPG MAE row.
 PAPER_MAE = {
     "AutoMPG": {
         "M2SORC": 0.544,
@@ -292,9 +296,7 @@ def benchmark(args):
                     flush=True,
                 )
             res["methods"][method] = runs
-            Path(args.json).write_text(
-                json.dumps({"config": vars(args), "results": results}, indent=1)
-            )
+            write_json(Path(args.json), {"config": vars(args), "results": results})
     return results
 
 
@@ -633,8 +635,8 @@ def main(argv=None):
     ap.add_argument("--amazon-counts", type=int, nargs="*", default=[50, 150, 450, 1000, 2000])
     ap.add_argument("--amazon-pca", type=int, default=50)
     ap.add_argument("--amazon-methods", nargs="*", default=["m2sorc", "mpckmeans", "kmeans"])
-    ap.add_argument("--out", default=str(HERE / "results" / "ordinal_clustering_xiao2016.md"))
-    ap.add_argument("--json", default=str(HERE / "results" / "ordinal_clustering_xiao2016.json"))
+    ap.add_argument("--out", default=str(PATHS.results / "ordinal_clustering_xiao2016.md"))
+    ap.add_argument("--json", default=str(PATHS.raw / "ordinal_clustering_xiao2016.json"))
     ap.add_argument(
         "--render",
         nargs="*",
