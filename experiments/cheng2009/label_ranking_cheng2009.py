@@ -1,6 +1,6 @@
 """Reproduce Table 2 of Cheng, Hühn & Hüllermeier (ICML 2009): label ranking by CC, IBLR, LRT.
 
-Protocol (paper Sec. 6, spec 001 Sec. 6 and A25-A27): for each of the 16 semi-synthetic data
+Protocol (paper Sec. 6; docs/decisions.md C9): for each of the 16 semi-synthetic data
 sets, ``reps`` x 10-fold cross-validation (``KFold(10, shuffle=True, random_state=rep)``, the
 same folds for every method and missing rate); the training rankings of each fold lose every
 label independently with probability p in {0, 0.3, 0.6} (seeded per data set, repetition,
@@ -135,7 +135,7 @@ PAPER = {
 
 
 def delete_labels(R: Rankings, p: float, seed: list[int]) -> Rankings:
-    """Delete every label of every ranking independently with probability p (spec A26)."""
+    """Delete every label of every ranking independently with probability p (decisions.md C9)."""
     if p == 0:
         return R
     rng = np.random.default_rng(seed)

@@ -541,7 +541,7 @@ def render() -> None:
         out.append(f"Run time {s['seconds']:.0f} s; `{s['meta']['command']}`.\n")
     if "real" in store:
         out.append(
-            "### Figure 7 panel numbers (as extracted; spec: approximate) beside our medians\n"
+            "### Figure 7 panel numbers (approximate, decisions.md U2) beside our medians\n"
         )
         out.append("| data | algorithm | paper K=2/6/10 | ours K=2/6/10 |\n|---|---|---|---|")
         for name, d in store["real"]["data"].items():
