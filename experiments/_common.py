@@ -49,19 +49,20 @@ def data_home() -> Path:
     return Path(env) if env else REPO.parent / "shared" / "data"
 
 
-def limit_threads(n: int = 1) -> None:
+def limit_threads(n: int = 1) -> Any:
     """Limit BLAS and OpenMP thread pools to ``n`` threads for the rest of the process.
 
     The fits are small and the machine is shared, so one thread is both fairer and not slower.
     threadpoolctl limits the pools of libraries already loaded, so the libraries that bring
     their own pools (numpy's and scipy's BLAS, scikit-learn's OpenMP) are imported first.
+    Returns threadpoolctl's limiter (``.restore_original_limits()`` undoes the limit).
     """
     import numpy  # noqa: F401
     import scipy.linalg  # noqa: F401
     import sklearn.cluster  # noqa: F401
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(limits=n)
+    return threadpool_limits(limits=n)
 
 
 def platform_line(*, cores: bool = True) -> str:

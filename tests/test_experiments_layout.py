@@ -4,6 +4,8 @@ Each render runs in a copy of ``experiments/`` and must give the committed repor
 byte: the tables are made from the stored runs, never typed or edited by hand.
 """
 
+import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -69,6 +71,48 @@ def test_cited_decisions_exist():
         for label in filter(None, (first, last and first[0] + last.lstrip("GCUBX")))
     }
     assert len(cited) >= 10 and cited <= labels, cited - labels
+
+
+# ------------------------------------------------------------------------- _common
+_spec = importlib.util.spec_from_file_location("experiments_common", EXP / "_common.py")
+common = importlib.util.module_from_spec(_spec)
+sys.modules["experiments_common"] = common  # dataclasses look their module up
+_spec.loader.exec_module(common)
+
+
+def test_common_markdown_table():
+    assert common.md_table(("a", "b"), [(1, "x"), (2.5, "")]) == [
+        "| a | b |",
+        "|---|---|",
+        "| 1 | x |",
+        "| 2.5 |  |",
+    ]
+
+
+def test_common_paths_and_data_home(monkeypatch, tmp_path):
+    p = common.paths(EXP / "xiao2016" / "ordinal_clustering_xiao2016.py")
+    assert p.results == EXP / "xiao2016" / "results" and p.raw == p.results / "raw"
+    monkeypatch.setenv("RANKCLUST_DATA", str(tmp_path))
+    assert common.data_home() == tmp_path
+    monkeypatch.delenv("RANKCLUST_DATA")
+    assert common.data_home() == ROOT.parent / "shared" / "data"
+
+
+def test_common_write_json_round_trip(tmp_path):
+    path = tmp_path / "a" / "b.json"
+    common.write_json(path, {"x": [1, 2.5]}, newline=True)
+    assert json.loads(path.read_text()) == {"x": [1, 2.5]}
+    assert path.read_text().endswith("]\n}\n")
+
+
+def test_common_limit_threads():
+    from threadpoolctl import threadpool_info
+
+    limiter = common.limit_threads(1)
+    try:
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+    finally:
+        limiter.restore_original_limits()
 
 
 # ------------------------------------------------------------------------- renders

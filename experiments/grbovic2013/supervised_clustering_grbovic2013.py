@@ -48,7 +48,7 @@ from scipy.stats import rankdata
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, paths, platform_line
+from _common import data_home, limit_threads, md_row, md_table, paths, platform_line
 from _compare import corrected_resampled_ttest, friedman_nemenyi
 
 from rankclust.datasets import fetch_sushi, load_label_ranking
@@ -444,7 +444,7 @@ def render(store: dict, base: dict | None = None) -> None:
         lines += ["True class rankings: 123456, 654321, 316254. **bold** = the true ranking "
                   "of the class matched to the cluster (Hungarian matching on overlap).", ""]  # fmt: skip
         meths = [m for m in METHODS if m != "1 Rank"]
-        lines += ["| missing | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+        lines += md_table(("missing", *meths))
         for p in MISSING:
             cell = rec.get(f"{name}|{p}")
             if cell is None:
@@ -458,7 +458,7 @@ def render(store: dict, base: dict | None = None) -> None:
                         continue
                     s = "".join(str(i + 1) for i in c["orders"][k])
                     row.append(f"**{s}**" if c["matched"][k] else s)
-                lines.append("| " + " | ".join(row) + " |")
+                lines.append(md_row(row))
         n_ok = {m: sum(sum(rec[f"{name}|{p}"][m]["matched"]) for p in MISSING
                        if f"{name}|{p}" in rec and m in rec[f"{name}|{p}"]) for m in meths}  # fmt: skip
         lines += ["| recovered (of 9) | " + " | ".join(str(n_ok[m]) for m in meths) + " |", ""]
@@ -477,7 +477,7 @@ def render(store: dict, base: dict | None = None) -> None:
         folds = sorted({(v["folds"], v["reps"]) for v in metas.values()})
         lines += [f"{len(names)} data sets; CV: " + ", ".join(f"{r} x {f}-fold" for f, r in folds)
                   + ". Cells: ours / (paper); bold = best of ours in the row.", ""]  # fmt: skip
-        lines += ["| data | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+        lines += md_table(("data", *meths))
         ours = np.array([[res[f"{n}|{p}"][m]["loss_mean"] for m in meths] for n in names])
         paper = np.array([[PAPER[p][n][i] if PAPER[p][n][i] is not None else np.nan
                            for i in pidx] for n in names])  # fmt: skip
@@ -491,7 +491,7 @@ def render(store: dict, base: dict | None = None) -> None:
                     s = f"**{s}**"
                 pv = paper[r, c]
                 cells.append(s + ("" if np.isnan(pv) else f" ({pv:.3f})"))
-            lines.append(f"| {PAPER_NAMES.get(n, n)} | " + " | ".join(cells) + " |")
+            lines.append(md_row((PAPER_NAMES.get(n, n), *cells)))
         avg = ours.mean(axis=0)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -767,7 +767,7 @@ def paper_protocol_section(res: dict, p: float = 0.0, folds: int = 10, reps: int
              "in the row. The rows 'avg. rank' use the paper's convention (ranks of the "
              "three-decimal values, ties share the lowest rank); the row '1 x 5-fold run' is "
              "the average rank of the same methods in the one 5-fold CV of Table 6 above.", ""]  # fmt: skip
-    lines += ["| data | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+    lines += md_table(("data", *meths))
     for r, n in enumerate(names):
         best = ours[r].min()
         row = []
@@ -775,7 +775,7 @@ def paper_protocol_section(res: dict, p: float = 0.0, folds: int = 10, reps: int
             v = f"{ours[r, c]:.3f}"
             row.append((f"**{v}**" if ours[r, c] - best < 5e-4 else v)
                        + ("" if np.isnan(paper[r, c]) else f" ({paper[r, c]:.3f})"))  # fmt: skip
-        lines.append(f"| {PAPER_NAMES.get(n, n)} | " + " | ".join(row) + " |")
+        lines.append(md_row((PAPER_NAMES.get(n, n), *row)))
     prk = [c for c in range(len(meths)) if not np.isnan(paper[:, c]).any()]
     pranks = np.full(len(meths), np.nan)
     pranks[prk] = _avg_ranks(paper[:, prk])

@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, paths, write_json
+from _common import data_home, limit_threads, md_row, md_table, paths, write_json
 
 from rankclust.datasets import fetch_sushi
 from rankclust.label_ranking import (
@@ -170,8 +170,7 @@ def report(runs: dict) -> str:
             "difference to the consensus baseline with the number of folds where the default is "
             "better.",
             "",
-            "| method | " + " | ".join(tags) + " |",
-            "|---|" + "---|" * len(tags),
+            *md_table(("method", *tags)),
         ]
         for m in DEFAULTS:
             cells = []
@@ -186,7 +185,7 @@ def report(runs: dict) -> str:
                         f"{row['tau_mean']:.3f} ± {row['tau_sd']:.3f} "
                         f"({row['diff_mean']:+.3f}, {row['folds_won']}/10)"
                     )
-            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+            lines.append(md_row((m, *cells)))
         lines.append("")
     for tag, run in runs.items():
         lines += [f"## {tag}", "", run.get("note", ""), ""]

@@ -38,7 +38,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, md_table, paths
+from _common import data_home, md_row, md_table, paths
 
 from rankclust import Rankings
 from rankclust.cluster import (
@@ -543,14 +543,14 @@ def render() -> None:
         out.append(
             "### Figure 7 panel numbers (approximate, decisions.md U2) beside our medians\n"
         )
-        out.append("| data | algorithm | paper K=2/6/10 | ours K=2/6/10 |\n|---|---|---|---|")
+        out += md_table(("data", "algorithm", "paper K=2/6/10", "ours K=2/6/10"))
         for name, d in store["real"]["data"].items():
             for algo, col in (("RND", "RND"), ("TMSE", "TMSE")):
                 paper = PAPER_FIG7.get(name, {}).get(algo)
                 ours = "/".join(
                     f"{median_ci(d['errors'][K][col])[0]:.2f}" for K in ("2", "6", "10")
                 )
-                out.append(f"| {name} | {algo} | {paper or '-'} | {ours} |")
+                out.append(md_row((name, algo, paper or "-", ours)))
         out.append(
             "\nOurs: Eq. 1 error normalised by K = 1 (TMSE labels scored with Eq. 1). The paper "
             "does not say which cost its panel numbers use.\n"
@@ -593,21 +593,23 @@ def render() -> None:
             "runs against the same null; real min/median/max and null min/median/max "
             "normalised by the K = 1 error.\n"
         )
-        out.append(
-            "| data | algo, K | p (seed 0) | p (min/med/max) | real | null |\n|---|---|---|---|---|---|"
-        )
+        out += md_table(("data", "algo, K", "p (seed 0)", "p (min/med/max)", "real", "null"))
         for name, d in s.items():
             for key, v in d.items():
                 if not isinstance(v, dict):
                     continue
                 pv = v["pvalues_real_min_median_max"]
                 out.append(
-                    f"| {name} | {key} | {v['pvalue_seed0']:.2f} | "
-                    f"{pv['min']:.2f}/{pv['median']:.2f}/{pv['max']:.2f} | "
-                    + "/".join(f"{x:.3f}" for x in v["real_norm"])
-                    + " | "
-                    + "/".join(f"{x:.3f}" for x in v["null_norm"])
-                    + " |"
+                    md_row(
+                        (
+                            name,
+                            key,
+                            f"{v['pvalue_seed0']:.2f}",
+                            f"{pv['min']:.2f}/{pv['median']:.2f}/{pv['max']:.2f}",
+                            "/".join(f"{x:.3f}" for x in v["real_norm"]),
+                            "/".join(f"{x:.3f}" for x in v["null_norm"]),
+                        )
+                    )
                 )
         out.append("")
         for name, d in s.items():

@@ -45,7 +45,7 @@ from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, paths, write_json
+from _common import data_home, md_row, md_table, paths, write_json
 
 from rankclust.ordinal import M2SORC, link_constraints_from_labels, ranking_pairs_from_labels
 from rankclust.ordinal._data import fetch_amazon_sentiment, fetch_ordinal_regression
@@ -480,8 +480,7 @@ def write_markdown(results, args, amazon=None):
         ]
         if metric == "mae":
             head.append("paper (AutoMPG only)")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
+        lines += md_table(head)
         # runs of a set under a label suffix (e.g. full size) are counted separately
         wins = {}
         for label, res in results.items():
@@ -511,7 +510,7 @@ def write_markdown(results, args, amazon=None):
                 row.append(
                     ", ".join(f"{k} {v}" for k, v in pm.items()) if pm else "lost in the source"
                 )
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append(md_row(row))
         lines.append("")
         for suffix, tally in wins.items():
             which = f" (rows labelled '{suffix.strip()}')" if suffix else ""
@@ -524,8 +523,7 @@ def write_markdown(results, args, amazon=None):
     lines += [
         "## Selected hyper-parameters (label-free, on the held-out side information)",
         "",
-        "| data set | " + " | ".join(SHOWN[m] for m in methods) + " |",
-        "|" + "---|" * (len(methods) + 1),
+        *md_table(("data set", *(SHOWN[m] for m in methods))),
     ]
     for label, res in results.items():
         row = [label]
@@ -536,7 +534,7 @@ def write_markdown(results, args, amazon=None):
             row.append(
                 ", ".join(f"{k}={v:g}" for k, v in sel["params"].items()) or "–" if sel else "–"
             )
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append(md_row(row))
     lines += [
         "",
         "## Time, CCCP iterations and cluster sizes (M2SORC)",
@@ -559,8 +557,7 @@ def write_markdown(results, args, amazon=None):
         "",
         "CPU seconds per realisation, every method (refit only when selection is `once`):",
         "",
-        "| data set | " + " | ".join(SHOWN[m] for m in methods) + " |",
-        "|" + "---|" * (len(methods) + 1),
+        *md_table(("data set", *(SHOWN[m] for m in methods))),
     ]
     for label, res in results.items():
         row = [label]
@@ -569,7 +566,7 @@ def write_markdown(results, args, amazon=None):
             row.append(
                 f"{np.mean([r.get('cpu_seconds', np.nan) for r in runs]):.2f}" if runs else "–"
             )
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append(md_row(row))
     if amazon:
         lines += ["", "## Amazon polarity (k = 2): MZE against the number of constraints", ""]
         for domain, rows in amazon.items():
