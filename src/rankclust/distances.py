@@ -44,8 +44,9 @@ otherwise), normalised ones floats (``float64`` arrays); ``spearman_distance(...
 squared=False)`` is a float.
 
 The registry :data:`DISTANCES` maps each metric name to its one-to-many function
-``f(R, center, normalize=False) -> (n,)``; estimators and the command line check ``metric=``
-against its keys.
+``f(R, center, normalize=False) -> (n,)``; its keys are the one list of metric names, against
+which :func:`max_distance`, :func:`paired_distances` and :func:`pairwise_distances` check
+``metric=``.
 
 References
 ----------
@@ -93,8 +94,6 @@ __all__ = [
 # fastest; from it on, the O(m log m) inversion count (complete rows) or the O(m^2) pair loop.
 # Paired/one-to-many: the inversion count from here on. Measured crossovers, 2-core machine.
 _FENWICK_MIN_ITEMS = 24
-
-_METRIC_NAMES = ("kendall", "spearman", "footrule", "cayley", "hamming")
 
 
 # --------------------------------------------------------------------------------------------
@@ -326,8 +325,9 @@ def _normalise(raw: np.ndarray, denom: Any) -> np.ndarray:
 
 
 def _check_metric(metric: str) -> None:
-    if not isinstance(metric, str) or metric not in _METRIC_NAMES:
-        raise ValueError(f"metric must be one of {sorted(_METRIC_NAMES)}, got {metric!r}")
+    """The one check of a metric name: a key of the registry :data:`DISTANCES`."""
+    if not isinstance(metric, str) or metric not in DISTANCES:
+        raise ValueError(f"metric must be one of {sorted(DISTANCES)}, got {metric!r}")
 
 
 def _as_positions(x: Any, name: str, n_items: int | None = None) -> np.ndarray:

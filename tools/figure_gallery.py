@@ -1,0 +1,161 @@
+"""Render every figure of :mod:`rankclust.plotting` on real data into ``docs/figures/``.
+
+The gallery page ``docs/figures.md`` shows the PNGs this script writes, each with the data it
+was rendered on:
+
+* APA election 1998 (PrefLib 00028-00000001, 5 candidates, kind "top"): Mallows mixture model
+  selection (K = 1..6), central rankings and pairwise panels at the chosen K; ChainKMeans on
+  the same ballots read as chains (an objective that cannot choose K: no "best" marker) and
+  its randomisation test;
+* Irish election 2002, Meath (PrefLib 00001-00000003, 14 candidates) with K = 4 and Dublin
+  North (00001-00000001, 12 candidates) with K = 8: central rankings and pairwise panels;
+* the label-ranking set "vehicle" (shipped with rankclust, MIT licence): RankTree clusters
+  on the first two principal components of the standardised features;
+* 20 items: a Mallows mixture sampled with ``make_mallows_mixture`` (synthetic: no public
+  ranking data set here has 20 items), to show the pairwise grid at m = 20.
+
+Data (PrefLib) are read from ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository.
+Usage: ``python tools/figure_gallery.py [--out docs/figures]``; about one minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from PIL import Image
+from threadpoolctl import threadpool_limits
+
+from rankclust.cluster import ChainKMeans, MallowsMixture, randomization_test, select_k
+from rankclust.datasets import load_label_ranking, make_mallows_mixture
+from rankclust.io import read_preflib
+from rankclust.plotting import (
+    plot_bic,
+    plot_central_rankings,
+    plot_feature_clusters,
+    plot_pairwise_matrices,
+    plot_randomization_test,
+)
+from rankclust.supervised import RankTree
+
+HERE = Path(__file__).resolve().parent
+DATA = Path(os.environ.get("RANKCLUST_DATA", HERE.parents[1] / "shared" / "data"))
+APA_1998 = "apa_elections_1998_2009/00028-00000001.soi"
+MEATH = "irish_election_2002/00001-00000003.soi"
+DUBLIN_NORTH = "irish_election_2002/00001-00000001.soi"
+DPI = 110
+
+
+def save(drawn, out: Path, name: str, written: list) -> None:
+    fig = drawn if hasattr(drawn, "savefig") else drawn.figure
+    path = out / name
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=DPI)
+    plt.close(fig)
+    # a 256-colour palette keeps the heat maps as they look at a third of the bytes
+    buffer.seek(0)
+    Image.open(buffer).convert("RGB").quantize(256).save(path, optimize=True)
+    written.append((name, path.stat().st_size))
+
+
+def sizes(model, k: int, R) -> np.ndarray:
+    """Ballots per cluster (weighted by ballot counts)."""
+    return np.bincount(model.labels_, weights=R.weights, minlength=k)
+
+
+def cluster_figures(R, model, k: int, stem: str, label: str, out: Path, written: list) -> None:
+    n = sizes(model, k, R)
+    save(
+        plot_central_rankings(model, cluster_sizes=n, title=f"Central rankings: {label}"),
+        out,
+        f"{stem}_central_rankings.png",
+        written,
+    )
+    C = R.pairwise_counts(labels=model.labels_, n_groups=k)
+    save(
+        plot_pairwise_matrices(C, R.items, centers=model, cluster_sizes=n),
+        out,
+        f"{stem}_pairwise.png",
+        written,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(HERE.parent / "docs" / "figures"))
+    args = parser.parse_args()
+    threadpool_limits(limits=1)  # one BLAS/OpenMP thread: the fits are small
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list = []
+    start = time.perf_counter()
+    warnings.simplefilter("ignore")  # restart-agreement notes: not what this script shows
+
+    # APA 1998: model selection, then the chosen mixture --------------------------------------
+    apa = read_preflib(DATA / APA_1998)
+    res = select_k(MallowsMixture(random_state=0), apa, ks=range(1, 7))
+    save(plot_bic(res, title="APA 1998: Mallows mixture"), out, "apa1998_model_selection.png",
+         written)  # fmt: skip
+    cluster_figures(apa, res.best_estimator, res.best_k, "apa1998", f"APA 1998, K={res.best_k}",
+                    out, written)  # fmt: skip
+
+    # APA 1998 as chains: an objective that cannot choose K, and the randomisation test ------
+    chains = apa.with_kind("subset")
+    rows = []
+    for k in range(1, 7):
+        km = ChainKMeans(n_clusters=k, n_init=20, random_state=0).fit(chains)
+        rows.append({"k": k, "objective": km.objective_})
+    save(
+        plot_bic(rows, criteria=["objective"], mark_best=False,
+                 title="APA 1998 as chains: ChainKMeans (look for the elbow)"),
+        out, "apa1998_chains_elbow.png", written,
+    )  # fmt: skip
+    test = randomization_test(
+        ChainKMeans(n_clusters=3, n_init=5, random_state=0), chains.unique()[0][:400],
+        n_samples=19, random_state=0,
+    )  # fmt: skip
+    save(plot_randomization_test(test, statistic="ChainKMeans error (K=3)",
+                                 title="APA 1998 chains (400 distinct)"),
+         out, "apa1998_randomization_test.png", written)  # fmt: skip
+
+    # Irish 2002: Meath K=4 (14 candidates), Dublin North K=8 (12 candidates) ----------------
+    for path, stem, label, k in (
+        (MEATH, "meath", "Meath 2002", 4),
+        (DUBLIN_NORTH, "dublin_north", "Dublin North 2002", 8),
+    ):
+        R = read_preflib(DATA / path)
+        model = MallowsMixture(n_components=k, random_state=0).fit(R)
+        cluster_figures(R, model, k, stem, f"{label}, K={k}", out, written)
+
+    # feature space: RankTree clusters of the "vehicle" label-ranking set ---------------------
+    X, Y = load_label_ranking("vehicle")
+    tree = RankTree(n_clusters=4, random_state=0).fit(X, Y)
+    save(plot_feature_clusters(X, tree, n_clusters=4, title="vehicle: RankTree, K=4"),
+         out, "vehicle_feature_clusters.png", written)  # fmt: skip
+
+    # 20 items (synthetic) --------------------------------------------------------------------
+    names = [f"item {chr(ord('A') + j)}" for j in range(20)]
+    S, _ = make_mallows_mixture(
+        3000, 20, 3, thetas=0.4, kind="top", lengths=(5, 20), random_state=0
+    )
+    S = S.__class__(S.ranks, kind=S.kind, items=names)
+    model = MallowsMixture(n_components=3, random_state=0).fit(S)
+    cluster_figures(S, model, 3, "synthetic20", "synthetic, 20 items, K=3", out, written)
+
+    for name, size in written:
+        print(f"{name}: {size / 1024:.0f} KB")
+    print(f"{len(written)} figures in {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
