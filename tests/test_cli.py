@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rankclust import Rankings, cli
-from rankclust.cli import CLIError, Method, main
+from rankclust.cli import CLIError, main
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -165,8 +165,6 @@ def test_cluster_named_orderings(capsys, named_csv, items_file):
         capsys, "cluster", named_csv, "-k", 2, "--method", "komeans", "--kind", "subset",
         "--random-state", 0,
     )  # fmt: skip
-    if code == 2 and "not available yet" in err:
-        pytest.skip("KOMeans not in this build")
     assert code == 0, err
     assert "Alice" in out and "Eve" in out
 
@@ -256,16 +254,13 @@ def test_unknown_method(capsys, orderings_csv):
     assert_one_line_error(code, err, "unknown method 'magic'", "chains")
 
 
-def test_method_not_in_build(capsys, orderings_csv, monkeypatch):
-    ghost = Method("ghost", "rankclust.cluster", "GhostMixture", "not real")
-    monkeypatch.setitem(cli.CLUSTER_METHODS, "ghost", ghost)
-    code, _, err = run(capsys, "cluster", orderings_csv, "-k", 2, "--method", "ghost")
-    assert_one_line_error(
-        code, err, "not available yet: rankclust.cluster.GhostMixture is not installed"
-    )
-    missing_module = Method("ghost", "rankclust.nowhere", "Ghost", "not real")
-    with pytest.raises(CLIError, match=r"rankclust\.nowhere\.Ghost is not installed"):
-        missing_module.load()
+@pytest.mark.parametrize("family", ["cluster", "labelrank", "supervise", "ordinal"])
+def test_every_registered_method_loads_from_its_module(family):
+    # every method of the build is there: no "not in this build" fallback is needed
+    for name, method in cli.method_registry(family).items():
+        cls = method.load()
+        assert isinstance(cls, type) and cls.__name__ == method.cls, name
+        assert callable(getattr(cls, "fit", None)), name
 
 
 def test_debug_shows_traceback(orderings_csv, tmp_path):
@@ -297,8 +292,6 @@ def test_select_k(capsys, tmp_path, orderings_csv):
 
 
 def test_select_k_mixture_by_bic(capsys, tmp_path, preflib_file):
-    if not _available("cluster", "mixture"):
-        pytest.skip("MallowsMixture not in this build")
     js, plots = tmp_path / "sel.json", tmp_path / "figs"
     code, out, err = run(
         capsys, "select-k", preflib_file, "--ks", "1,2", "--method", "mixture", "--n-init", 2,
@@ -316,8 +309,6 @@ def test_select_k_mixture_by_bic(capsys, tmp_path, preflib_file):
 
 
 def test_cluster_mixture_reports_dispersions(capsys, tmp_path, preflib_file):
-    if not _available("cluster", "mixture"):
-        pytest.skip("MallowsMixture not in this build")
     js = tmp_path / "mix.json"
     code, out, err = run(capsys, "cluster", preflib_file, "-k", 2, "--n-init", 2,
                          "--random-state", 0, "--json", js, "-q")  # fmt: skip
@@ -427,14 +418,6 @@ def test_label_ranking_commands_refuse_ties_before_any_split(capsys, tmp_path, c
 
 
 # ---------------------------------------------------------------------------- label ranking
-def _available(family, name):
-    try:
-        cli.method_registry(family)[name].load()
-    except CLIError:
-        return False
-    return True
-
-
 # fixed neighbourhoods keep the instance-based rankers fast (no k selection by CV)
 _FAST = {"iblr": ["--set", "n_neighbors=5"], "iblr-pl": ["--set", "n_neighbors=5"]}
 
@@ -444,9 +427,6 @@ def test_labelrank(capsys, tmp_path, label_ranking_csv, name):
     js = tmp_path / "lr.json"
     code, out, err = run(capsys, "labelrank", label_ranking_csv, "--method", name,
                          "--random-state", 0, "--json", js, "-q", *_FAST.get(name, []))  # fmt: skip
-    if not _available("labelrank", name):
-        assert_one_line_error(code, err, "not available yet")
-        return
     assert code == 0, err
     assert "Kendall tau" in out
     result = json.loads(js.read_text())
@@ -464,9 +444,6 @@ def test_supervise(capsys, tmp_path, label_ranking_csv, name):
     k = 1 if name == "one-rank" else 3  # one cluster: another -k is refused
     code, _, err = run(capsys, "supervise", label_ranking_csv, "-k", k, "--method", name,
                          "--random-state", 0, "--json", js, "-q")  # fmt: skip
-    if not _available("supervise", name):
-        assert_one_line_error(code, err, "not available yet")
-        return
     assert code == 0, err
     result = json.loads(js.read_text())
     assert len(result["clusters"]) == (1 if name == "one-rank" else 3)
@@ -501,9 +478,6 @@ def test_ordinal(capsys, tmp_path, ordinal_files):
         capsys, "ordinal", feats, "--pairs", pairs, "-k", 3, "--random-state", 0,
         "--set", "kernel=\"linear\"", "--set", "balance=10", "--n-init", 2, "--json", js, "-q",
     )  # fmt: skip
-    if not _available("ordinal", "m2sorc"):
-        assert_one_line_error(code, err, "not available yet")
-        return
     assert code == 0, err
     result = json.loads(js.read_text())
     labels = np.array(result["labels"])
@@ -540,7 +514,7 @@ def test_reproduce_missing_script(capsys, tmp_path):
     (tmp_path / "experiments").mkdir()
     code, _, err = run(capsys, "reproduce", "busse2007", "--experiments-dir",
                        tmp_path / "experiments")  # fmt: skip
-    assert_one_line_error(code, err, "not available yet", "busse2007")
+    assert_one_line_error(code, err, "no experiments/*busse2007*.py script in", "subfolders")
 
 
 def test_reproduce_runs_script_quick(capsys, tmp_path):
@@ -558,6 +532,45 @@ def test_reproduce_runs_script_quick(capsys, tmp_path):
     assert code == 0, err
     assert (exp / "results" / "fake_xiao2016.md").read_text() == "--quick --extra"
     assert "results are written to" in out and "fake_xiao2016.md" in out
+
+
+_FAKE_SCRIPT = (
+    "import sys, pathlib\n"
+    "out = pathlib.Path(__file__).parent / 'results'\n"
+    "out.mkdir(exist_ok=True)\n"
+    "(out / (pathlib.Path(__file__).stem + '.md')).write_text(' '.join(sys.argv[1:]))\n"
+)
+
+
+@pytest.mark.parametrize("folder", ["", "xiao2016", "ordinal_clustering"])
+def test_reproduce_finds_the_script_flat_or_in_a_paper_folder(capsys, tmp_path, folder):
+    # experiments/*PAPER*.py, or one folder per paper: experiments/<folder>/*PAPER*.py
+    exp = tmp_path / "experiments"
+    (exp / folder).mkdir(parents=True)
+    script = exp / folder / "ordinal_clustering_xiao2016.py"
+    script.write_text(_FAKE_SCRIPT)
+    (exp / "chains_ukkonen2011.py").write_text("raise SystemExit(3)\n")  # another paper's
+    code, out, err = run(capsys, "reproduce", "xiao2016", "--experiments-dir", exp, "-q",
+                         "--", "--extra")  # fmt: skip
+    assert code == 0, err
+    written = exp / folder / "results" / "ordinal_clustering_xiao2016.md"
+    assert written.read_text() == "--quick --extra"
+    assert f"results are written to {written}" in out
+
+
+def test_reproduce_looks_one_folder_deep_and_not_in_hidden_folders(capsys, tmp_path):
+    from rankclust.cli.commands.reproduce import find_scripts
+
+    exp = tmp_path / "experiments"
+    for sub in ("a/b", ".ipynb_checkpoints"):
+        (exp / sub).mkdir(parents=True)
+    (exp / "a" / "b" / "mixture_busse2007.py").write_text(_FAKE_SCRIPT)  # two levels down
+    (exp / ".ipynb_checkpoints" / "mixture_busse2007-checkpoint.py").write_text(_FAKE_SCRIPT)
+    code, _, err = run(capsys, "reproduce", "busse2007", "--experiments-dir", exp)
+    assert_one_line_error(code, err, "no experiments/*busse2007*.py script in", str(exp))
+    assert find_scripts(exp, "busse2007") == []
+    (exp / "a" / "mixture_busse2007.py").write_text(_FAKE_SCRIPT)
+    assert find_scripts(exp, "busse2007") == [exp / "a" / "mixture_busse2007.py"]
 
 
 # ---------------------------------------------------------------------------- demo

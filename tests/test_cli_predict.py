@@ -1,4 +1,4 @@
-"""Tests for ``rankclust predict`` (rankclust.cli_predict): saved model -> new rows -> names."""
+"""Tests for ``rankclust predict`` (rankclust.cli.commands.predict): saved model -> new rows -> names."""
 
 from __future__ import annotations
 
@@ -292,8 +292,6 @@ def test_ordinal_model_predicts_clusters(capsys, tmp_path):
     np.savetxt(pairs, [[45, 5], [50, 10], [55, 15]], delimiter=",", fmt="%d")
     code, _, err = run(capsys, "ordinal", feats, "--pairs", pairs, "-k", 3, "--random-state",
                        0, "--set", 'kernel="linear"', "--save", model, "-q")  # fmt: skip
-    if code != 0 and "not available yet" in err:
-        pytest.skip("M2SORC is not in this build")
     assert code == 0, err
     code, out, err = run(capsys, "predict", model, feats)
     assert code == 0, err

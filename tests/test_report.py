@@ -1,4 +1,4 @@
-"""Tests for rankclust._report: summary tables and the JSON result writer."""
+"""Tests for rankclust.cli.report: summary tables and the JSON result writer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import BaseEstimator
 
 from rankclust import Rankings
-from rankclust._report import (
+from rankclust.cli.report import (
     cluster_sizes,
     cluster_summary,
     format_table,
@@ -199,7 +199,7 @@ def test_write_json_is_strict_and_compact(tmp_path):
 
 
 def test_cluster_summary_mixture_map_size_soft_count_and_empty_flag():
-    from rankclust._report import restart_line
+    from rankclust.cli.report import restart_line
 
     R = Rankings.from_orderings([[0, 1, 2]] * 2 + [[2, 1, 0]] * 3, weights=[10, 20, 1, 2, 3])
     mix = _fitted_clusterer(

@@ -312,7 +312,7 @@ def test_komeans_on_apa_chains_finds_the_exhaustive_optimum_and_says_it_is_rare(
 
 
 def test_the_cli_restart_line_of_a_chain_clusterer():
-    from rankclust._report import restart_line
+    from rankclust.cli.report import restart_line
 
     R = _three_symmetric_groups()
     with pytest.warns(ConvergenceWarning):

@@ -26,44 +26,41 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["add_predict_parser", "cmd_predict", "predictions"]
+from rankclust.cli._console import Console
+from rankclust.cli._errors import EXIT_OK, CLIError
+from rankclust.cli._input import (
+    READ_FORMATS,
+    check_file,
+    load_label_ranking,
+    load_rankings,
+    read_numeric_csv,
+)
 
-_FEATURE_FORMATS = ("features", "label-ranking")
+__all__ = ["FEATURE_FORMATS", "RANKING_FORMATS", "cmd_predict", "json_rows", "predictions"]
 
-
-def _ranking_formats() -> tuple[str, ...]:
-    """The layouts :func:`rankclust.io.read_rankings` reads (one list: the reader's)."""
-    from rankclust.io import FORMATS
-
-    return ("auto", *FORMATS)
+#: ``--format`` of a model that reads rankings (the layouts of rankclust.io.read_rankings) ...
+RANKING_FORMATS = ("auto", *READ_FORMATS)
+#: ... and of one that reads features.
+FEATURE_FORMATS = ("features", "label-ranking")
 
 
 # --------------------------------------------------------------------------------------------
-# reading (one function per input type: the only places that know the CLI's readers)
+# reading
 # --------------------------------------------------------------------------------------------
-def _read_rankings(
-    path: str, *, fmt: str, kind: str | None, items_file: str | None, encoding: str | None
-) -> Any:
-    from rankclust.cli import load_rankings
-
-    return load_rankings(path, fmt=fmt, kind=kind, items_file=items_file, encoding=encoding)
-
-
 def _read_features(path: str, *, fmt: str, encoding: str | None) -> np.ndarray:
-    from rankclust.cli import CLIError, _read_numeric_csv, load_label_ranking
-
     if fmt == "label-ranking":
         X, _ = load_label_ranking(path, encoding=encoding)
         return X
     if fmt != "features":
         raise CLIError(f"--format {fmt} is for rankings; this model reads features: "
-                       f"use one of {', '.join(_FEATURE_FORMATS)}")  # fmt: skip
-    return _read_numeric_csv(path, what="features")
+                       f"use one of {', '.join(FEATURE_FORMATS)}")  # fmt: skip
+    return read_numeric_csv(path, what="features")
 
 
 # --------------------------------------------------------------------------------------------
@@ -71,8 +68,6 @@ def _read_features(path: str, *, fmt: str, encoding: str | None) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 def _family(model: Any) -> str:
     """``"rankings"``, ``"labels"``, ``"supervised"`` or ``"ordinal"``."""
-    from rankclust.cli import CLIError
-
     module = type(model).__module__
     for prefix, family in (
         ("rankclust.cluster.", "rankings"),
@@ -202,10 +197,14 @@ def _csv_text(pred: dict[str, Any], n: int) -> str:
     return buf.getvalue()
 
 
-def _json_result(model: Any, pred: dict[str, Any], n: int, args: argparse.Namespace) -> dict:
+def json_rows(pred: dict[str, Any], numbers: Iterable[int]) -> list[dict[str, Any]]:
+    """The predictions as one JSON entry per row: ``{"row": number, "cluster": ..., ...}``.
+
+    ``pred`` is :func:`predictions` of ``n`` rows and ``numbers`` their ``n`` row numbers.
+    """
     rows = []
-    for i in range(n):
-        row: dict[str, Any] = {"row": i + 1}
+    for i, number in enumerate(numbers):
+        row: dict[str, Any] = {"row": int(number)}
         for key in ("count", "cluster", "logpdf", "ranking"):
             if key in pred:
                 value = pred[key][i]
@@ -213,6 +212,11 @@ def _json_result(model: Any, pred: dict[str, Any], n: int, args: argparse.Namesp
         if "probabilities" in pred:
             row["probabilities"] = pred["probabilities"][i].tolist()
         rows.append(row)
+    return rows
+
+
+def _json_result(model: Any, pred: dict[str, Any], n: int, args: argparse.Namespace) -> dict:
+    rows = json_rows(pred, range(1, n + 1))
     result: dict[str, Any] = {
         "command": "predict",
         "model": args.model,
@@ -231,21 +235,20 @@ def _json_result(model: Any, pred: dict[str, Any], n: int, args: argparse.Namesp
 # --------------------------------------------------------------------------------------------
 # the command
 # --------------------------------------------------------------------------------------------
-def cmd_predict(args: argparse.Namespace, console: Any) -> int:
+def cmd_predict(args: argparse.Namespace, console: Console) -> int:
     """Load ``args.model``, read ``args.file``, write the predictions."""
-    from rankclust._report import write_json
-    from rankclust.cli import CLIError, _check_file
+    from rankclust.cli.report import write_json
     from rankclust.persistence import load
 
-    model = load(_check_file(args.model))
+    model = load(check_file(args.model))
     family = _family(model)
     if family == "rankings":
         fmt = "auto" if args.format is None else args.format
-        if fmt not in _ranking_formats():
+        if fmt not in RANKING_FORMATS:
             raise CLIError(f"--format {fmt}: this model reads rankings: use one of "
-                           f"{', '.join(_ranking_formats())}")  # fmt: skip
-        data = _read_rankings(args.file, fmt=fmt, kind=args.kind or _model_kind(model),
-                              items_file=args.items, encoding=args.encoding)  # fmt: skip
+                           f"{', '.join(RANKING_FORMATS)}")  # fmt: skip
+        data = load_rankings(args.file, fmt=fmt, kind=args.kind or _model_kind(model),
+                             items_file=args.items, encoding=args.encoding)  # fmt: skip
         data = _unnumbered(data, getattr(model, "items_", None))
         n = data.n_rankings
         what = f"{n} rankings over {data.n_items} items"
@@ -270,34 +273,4 @@ def cmd_predict(args: argparse.Namespace, console: Any) -> int:
         console.info("wrote " + ", ".join(written))
     else:
         console.out.write(text)
-    return 0
-
-
-def add_predict_parser(command: Any) -> None:
-    """Add the ``predict`` command to ``rankclust``; ``command(name, **kw)`` creates a command
-    parser with the common options (see ``rankclust.cli.build_parser``)."""
-    p = command(
-        "predict",
-        help="apply a saved model to new rows",
-        description="Apply a model saved with --save (cluster, labelrank, supervise, ordinal) "
-        "to FILE: rankings for clusterers (columns matched to the model's items by name; a "
-        "file without item names is taken by position), a numeric CSV of features for label "
-        "rankers, supervised and ordinal clusterers. Writes one row per input row: cluster "
-        "(and probabilities where the model gives them) and/or the predicted ranking as "
-        "label names, best first.",
-    )
-    p.add_argument("model", metavar="MODEL", help="model file written by --save")
-    p.add_argument("file", metavar="FILE", help="rankings or features to predict")
-    p.add_argument("--format", default=None,
-                   choices=sorted(set(_ranking_formats()) | set(_FEATURE_FORMATS)),
-                   help="input layout: for rankings as in 'cluster' (default auto); for "
-                        "features 'features' (default) or 'label-ranking'")  # fmt: skip
-    p.add_argument("--kind", choices=["top", "subset"], default=None,
-                   help="meaning of absent items (default: the model's)")  # fmt: skip
-    p.add_argument("--items", metavar="FILE", help="item names of FILE, one per line")
-    p.add_argument("--encoding", default=None, metavar="NAME",
-                   help="text encoding of FILE and --items (default: from a byte-order mark, "
-                        "else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
-    p.add_argument("--out", metavar="FILE.csv", help="write the predictions as CSV")
-    p.add_argument("--json", metavar="FILE.json", help="write the predictions as JSON")
-    p.set_defaults(handler=cmd_predict)
+    return EXIT_OK

@@ -1,0 +1,42 @@
+"""``rankclust cluster FILE -k K``: cluster rankings into K groups."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankclust.cli._checks import check_k, check_rank_input
+from rankclust.cli._console import Console
+from rankclust.cli._errors import EXIT_OK
+from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._methods import make_estimator, parse_set, resolve_method
+from rankclust.cli._outputs import Outputs, cluster_figures
+
+__all__ = ["cmd_cluster"]
+
+
+def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
+    """Fit the chosen clusterer and print its clusters, sizes and central rankings."""
+    from rankclust.cli.report import cluster_summary, result_dict
+
+    method, cls = resolve_method("cluster", args.method)
+    est = make_estimator(
+        cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
+        extra=parse_set(args.set), fixed=method.params,
+    )  # fmt: skip
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
+    check_rank_input(method, R, args.file)
+    check_k(args.k, R.n_rankings)
+    console.info(input_note(R, args.file))
+    with console.task(f"fitting {cls.__name__} with K={args.k}"):
+        est.fit(R)
+    console.summary(cluster_summary(
+        est, R, title=f"{cls.__name__} ({method.name})", max_items=console.max_items,
+    ), R.n_items)  # fmt: skip
+    out = Outputs(args, console)
+    cluster_figures(out, est, R)
+    out.json(result_dict(est, R=R, extra={"command": "cluster", "input": args.file,
+                                          "method": method.name}))  # fmt: skip
+    out.save(est)
+    out.report()
+    return EXIT_OK

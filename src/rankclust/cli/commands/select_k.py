@@ -1,0 +1,186 @@
+"""``rankclust select-k FILE --ks 1..8``: one model per K, compared by BIC/ICL/AIC."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rankclust.cli._checks import check_k, check_rank_input
+from rankclust.cli._console import Console
+from rankclust.cli._errors import EXIT_OK, CLIError
+from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._methods import has_criteria, make_estimator, parse_set, resolve_method
+from rankclust.cli._outputs import Outputs, cluster_figures
+
+__all__ = ["cmd_select_k", "parse_ks", "select_k_table"]
+
+
+def parse_ks(text: str, largest: int | None = None, *, build: bool = True) -> list[int]:
+    """``"1..8"``, ``"2-6"`` or ``"2,3,5"`` as a sorted list of distinct ints.
+
+    A value above ``largest`` (the number of rankings) is refused before any range is
+    built: ``1..10**30`` must not be materialised. ``build=False`` checks the syntax only
+    (before the file is read, when ``largest`` is not known yet).
+    """
+    ks: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)\s*(?:\.\.|-|:)\s*(\d+)", part)
+        if m and m.group(1).isascii() and m.group(2).isascii():
+            lo, hi = _k_value(m.group(1)), _k_value(m.group(2))
+            if lo > hi:
+                raise CLIError(f"--ks: empty range {part!r}")
+            _check_ks_bound(hi, largest)
+            ks.update(range(lo, hi + 1) if build else (lo, hi))
+        elif part.isdigit() and part.isascii():
+            _check_ks_bound(_k_value(part), largest)
+            ks.add(int(part))
+        else:
+            raise CLIError(f"--ks: cannot read {part!r} (use e.g. 1..8 or 2,3,5)")
+    if not ks:
+        raise CLIError("--ks: no values")
+    return sorted(ks)
+
+
+def _k_value(digits: str) -> int:
+    if len(digits.lstrip("0")) > 18:
+        raise CLIError(f"--ks: {digits[:20]}... is too large")
+    return int(digits)
+
+
+def _check_ks_bound(k: int, largest: int | None) -> None:
+    if largest is not None:
+        check_k(k, largest, option="--ks")
+
+
+_SELECTION_CRITERIA = (("bic_", "bic"), ("icl_", "icl"), ("aic_", "aic"))
+_TABLE_COLUMNS = ("log_likelihood", "bic", "icl", "aic")
+
+
+def select_k_table(
+    cls: type,
+    R: Any,
+    ks: Sequence[int],
+    *,
+    console: Console,
+    make: Callable[[int], Any],
+    criterion: str = "bic",
+) -> tuple[list[dict[str, Any]], dict[int, Any], Any]:
+    """Fit one model per K; rows ``{"k", "log_likelihood", "bic", "icl", "aic"}`` (or
+    ``{"k", "objective"}`` for a method without criteria), the fitted models, and the
+    module's selection result (None without one).
+
+    When the estimator's module provides ``select_k(estimator, R, ks=, criterion=,
+    callback=)`` (the mixtures do), it is called **once** over all K, so that each fit
+    starts also from the K - 1 fit (warm starts) and the table is the one ``select_k``
+    returns for the same seed; its callback advances the progress bar.
+    """
+    from rankclust.cluster._base import objective_of
+
+    selector = getattr(importlib.import_module(cls.__module__), "select_k", None)
+    rows: list[dict[str, Any]] = []
+    models: dict[int, Any] = {}
+    if callable(selector):
+        with console.progress(None, total=len(ks), desc=f"{cls.__name__} K") as bar:
+
+            def advance(k: int, est: Any, row: dict) -> None:
+                bar.update(1)
+
+            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance)
+        for row in res.table:
+            rows.append({"k": row["k"], **{c: float(row[c]) for c in _TABLE_COLUMNS}})
+        return rows, dict(res.estimators), res
+    for k in console.progress(ks, total=len(ks), desc=f"{cls.__name__} K"):
+        row: dict[str, Any] = {"k": k}
+        est = make(k).fit(R)
+        for attr, name in _SELECTION_CRITERIA:
+            if getattr(est, attr, None) is not None:
+                row[name] = float(getattr(est, attr))
+        if len(row) == 1:
+            row["objective"] = objective_of(est, R)
+        rows.append(row)
+        models[k] = est
+    return rows, models, None
+
+
+def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
+    """Fit one model per K, print the criteria table and the best model."""
+    from rankclust.cli.report import cluster_summary, result_dict, selection_summary
+
+    method, cls = resolve_method("cluster", args.method)
+    parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
+    extra = parse_set(args.set)
+    if not has_criteria(cls):
+        # an objective that only decreases with K chooses no K, so there is no model to keep
+        for option, given in (("--save", args.save), ("--criterion", args.criterion)):
+            if given is not None:
+                raise CLIError(
+                    f"{option}: --method {method.name} has no information criterion, so "
+                    "select-k chooses no K and keeps no model; read the elbow of the "
+                    "objective, then fit that K with 'rankclust cluster -k K"
+                    + (" --save FILE'" if option == "--save" else "'")
+                )
+
+    def make(k: int) -> Any:
+        return make_estimator(cls, n_clusters=k, random_state=args.random_state,
+                              n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
+
+    make(1)  # bad --n-init and --set values fail here, before the file is read
+    R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
+                      encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
+    check_rank_input(method, R, args.file)
+    ks = parse_ks(args.ks, largest=R.n_rankings)
+    check_k(ks[-1], R.n_rankings, option="--ks")
+    console.info(input_note(R, args.file))
+    wanted = args.criterion or "bic"
+    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted)
+    criterion = wanted if wanted in rows[0] else None
+    console.print(selection_summary(
+        rows, title=f"Model selection: {cls.__name__} ({method.name})",
+        choose_by=(criterion,) if criterion else (),
+    ))  # fmt: skip
+    best_k = None
+    if res is not None:
+        best_k = res.best_k
+        for note in res.notes:
+            console.print(note)
+    elif criterion is not None:
+        best_k = min(rows, key=lambda r: (r[criterion], r["k"]))["k"]
+    if best_k is not None:
+        console.print()
+        console.summary(cluster_summary(
+            models[best_k], R, title=f"best K={best_k} by {criterion.upper()}",
+            max_items=console.max_items,
+        ), R.n_items)  # fmt: skip
+    else:
+        console.print(
+            f"({cls.__name__} has no {wanted.upper()}; its objective decreases with K "
+            "and cannot choose K by itself - look for the elbow"
+            + (" in model_selection.png)" if args.plots else ", e.g. with --plots DIR)")
+        )
+    out = Outputs(args, console)
+    if out.want_plots():
+        from rankclust.plotting import plot_bic
+
+        crits = None if criterion is not None else ["objective"]
+        out.figure(
+            "model_selection.png", lambda: plot_bic(rows, criteria=crits, mark_best=crits is None)
+        )
+        if best_k is not None:
+            cluster_figures(out, models[best_k], R)
+    best = models[best_k] if best_k is not None else None
+    extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
+                                  "method": method.name, "selection": rows,
+                                  "best_k": best_k, "criterion": criterion}  # fmt: skip
+    if res is not None:
+        extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
+    if best is not None:
+        out.json(result_dict(best, R=R, extra=extra_json))
+        out.save(best)
+    else:
+        out.json(extra_json)
+    out.report()
+    return EXIT_OK
