@@ -11,7 +11,11 @@ Counts, over ``src/rankclust``:
   parameters;
 * ``private_cross_imports`` -- imports of a private name or module (``_x``) of another
   subpackage (``rankclust.cluster`` importing ``rankclust.models._y`` counts, importing
-  ``rankclust.cluster._y`` does not; top-level modules are packages of their own);
+  ``rankclust.cluster._y`` does not; top-level modules are packages of their own). The
+  top-level private modules (``rankclust._param_validation``, ``rankclust._limits``, ...)
+  are the package-wide toolkit every subpackage is meant to use, so importing them does not
+  count; a private *name* of a top-level module (``rankclust.rankings._x``) does;
+* ``toolkit_imports`` -- for information: imports of those top-level private modules;
 * ``experiment_result_files`` -- files below the ``results/`` folders of ``experiments/``
   (``experiments/**/results/**``, the stored runs in ``results/raw/`` included);
 * ``experiment_report_files`` -- the same without ``results/raw/``: the tables and figures
@@ -86,6 +90,7 @@ def measure() -> dict[str, list[str]]:
         "complex_functions": _complex_functions(),
         "wide_kernels": [],
         "private_cross_imports": [],
+        "toolkit_imports": [],
     }
     for path in sorted(SRC.rglob("*.py")):
         source = path.read_text(encoding="utf-8")
@@ -108,8 +113,11 @@ def measure() -> dict[str, list[str]]:
                 mod = node.module.split(".")
                 if mod[0] != "rankclust" or len(mod) < 2 or mod[1] == pkg:
                     continue
-                private_module = any(part.startswith("_") for part in mod[1:])
                 private_names = [x.name for x in node.names if x.name.startswith("_")]
+                if mod[1].startswith("_") and not private_names:
+                    found["toolkit_imports"].append(f"{rel}:{node.lineno} {node.module}")
+                    continue
+                private_module = any(part.startswith("_") for part in mod[1:])
                 if private_module or private_names:
                     what = node.module + (
                         f" ({', '.join(private_names)})" if private_names else ""
