@@ -145,9 +145,9 @@ def test_constructor_errors():
         Rankings([[0, 1]], kind="partial")
     with pytest.raises(TypeError, match="numeric"):
         Rankings([["a", "b"]])
-    with pytest.raises(ValueError, match="row 1: negative weight"):
+    with pytest.raises(ValueError, match=r"weights must be finite and non-negative; row 1 has -2\.0"):
         Rankings([[0, 1], [1, 0]], weights=[1, -2])
-    with pytest.raises(ValueError, match="row 0: weight is NaN"):
+    with pytest.raises(ValueError, match="weights must be finite and non-negative; row 0 has nan"):
         Rankings([[0, 1]], weights=[np.nan])
     with pytest.raises(ValueError, match=r"weights must have shape \(2,\)"):
         Rankings([[0, 1], [1, 0]], weights=[1])

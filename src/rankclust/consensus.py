@@ -43,11 +43,18 @@ Kemeny, J. G. (1959). Mathematics without numbers. Daedalus 88, 577-591.
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 from typing import Any
 
 import numba
 import numpy as np
 
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    check_sample_weight,
+    validate_arguments,
+)
 from rankclust.rankings import check_rankings
 
 __all__ = [
@@ -511,12 +518,7 @@ def _combined_weights(R: Any, sample_weight: Any) -> tuple[Any, np.ndarray]:
     R = check_rankings(R)
     w = R.weights
     if sample_weight is not None:
-        sw = np.asarray(sample_weight, dtype=np.float64)
-        if sw.shape != (R.n_rankings,):
-            raise ValueError(f"sample_weight must have shape ({R.n_rankings},), got {sw.shape}")
-        if not np.isfinite(sw).all() or (sw < 0).any():
-            raise ValueError("sample_weight must be finite and non-negative")
-        w = w * sw
+        w = w * check_sample_weight(sample_weight, R.n_rankings)
     return R, w
 
 
@@ -716,6 +718,12 @@ def kemeny_exact(C: Any, *, return_cost: bool = False) -> np.ndarray | tuple[np.
     return center
 
 
+@validate_arguments(
+    {
+        "moves": [StrOptions({"insertion", "adjacent"})],
+        "max_iter": [None, Interval(Integral, 0, None)],
+    }
+)
 def kemeny_local_search(
     C: Any,
     init: Any = None,
@@ -784,12 +792,6 @@ def kemeny_local_search(
     """
     C = _check_counts(C)
     m = C.shape[0]
-    if moves not in ("insertion", "adjacent"):
-        raise ValueError(f"moves must be 'insertion' or 'adjacent', got {moves!r}")
-    if max_iter is not None and (
-        isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 0
-    ):
-        raise ValueError(f"max_iter must be None or a non-negative int, got {max_iter!r}")
     pos = _initial_center(C, init)
     order = np.empty(m, dtype=np.int64)
     order[pos] = np.arange(m, dtype=np.int64)

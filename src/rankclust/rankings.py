@@ -35,6 +35,8 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from rankclust._param_validation import check_sample_weight, check_weight_total
+
 __all__ = ["KINDS", "MAX_PAIRWISE_BYTES", "MAX_RANK_MATRIX_BYTES", "Rankings", "check_rankings"]
 
 KINDS = ("subset", "top")
@@ -1074,18 +1076,7 @@ def _check_n_items(n_items: Any) -> int:
 
 def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
     """Finite, non-negative per-row weights of shape (n,) (or (n, K) when 2 in ``ndim``)."""
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("weights must be numeric") from None
-    if w.ndim not in ndim or w.shape[0] != n:
-        shapes = " or ".join(f"({n},)" if d == 1 else f"({n}, K)" for d in ndim)
-        raise ValueError(f"weights must have shape {shapes}, got {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        i = int(np.argwhere(bad)[0, 0])
-        raise _row_error(i, "weight is NaN, infinite or negative")
-    return w
+    return check_sample_weight(weights, n, name="weights", ndim=ndim)
 
 
 #: Largest pairwise-count result (K m^2 float64) that pairwise_counts allocates.
@@ -1105,33 +1096,10 @@ def _check_alloc(n_bytes: float, limit: int, what: str) -> None:
 def _check_weights(weights: Any, n: int) -> np.ndarray | None:
     if weights is None:
         return None
-    try:
-        w = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("weights must be numeric") from None
-    if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(f"weights must have shape ({n},), got {w.shape}")
-    bad = ~np.isfinite(w)
-    if bad.any():
-        raise _row_error(int(np.flatnonzero(bad)[0]), "weight is NaN or infinite")
-    neg = w < 0
-    if neg.any():
-        i = int(np.flatnonzero(neg)[0])
-        raise _row_error(i, f"negative weight {w[i]}")
-    _check_weight_total(w)
+    w = check_sample_weight(weights, n, name="weights")
+    check_weight_total(w)  # every fit sums them
     w.setflags(write=False)
     return w
-
-
-def _check_weight_total(w: np.ndarray) -> None:
-    """Refuse finite weights whose total overflows float64: every fit sums them."""
-    with np.errstate(over="ignore"):
-        total = w.sum()
-    if not np.isfinite(total):
-        raise ValueError(
-            f"the weights sum to more than the largest float64 (largest weight {w.max():.3g}); "
-            "only their ratios matter: divide them by their maximum"
-        )
 
 
 def _check_items(items: Sequence[str] | None, m: int) -> tuple[str, ...] | None:

@@ -75,7 +75,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_sample_weight,
+    check_weight_total,
+)
 from rankclust.consensus import (
     borda,
     generalized_borda,
@@ -90,7 +96,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
-from rankclust.rankings import KINDS, Rankings, _check_weight_total, check_rankings
+from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
@@ -468,24 +474,10 @@ def _check_theta(theta: Any) -> float:
     return float(th)
 
 
-def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
-    """Per-row multipliers (ones when None); multiplied into the rankings' own weights."""
-    if sample_weight is None:
-        return np.ones(n)
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), got {sw.shape}")
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return sw
-
-
 def _total_weights(R: Rankings, sw: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         w = R.weights * sw
-    _check_weight_total(w)  # (a total of inf would make every average NaN)
-    if not w.sum() > 0:
-        raise ValueError("the weights of the rankings sum to zero")
+    check_weight_total(w, what="rankings")  # (a total of inf would make every average NaN)
     return w
 
 
@@ -815,7 +807,7 @@ def estimate_center(
         raise ValueError(f"method must be one of {CENTER_METHODS}, got {method!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
-    sw = _check_sample_weight(sample_weight, R.n_rankings)
+    sw = check_sample_weight(sample_weight, R.n_rankings)
     _total_weights(R, sw)
     start = None if init is None else _check_center(init, R.n_items, name="init")
     if R.kind == "top" or _is_complete(R):
@@ -876,7 +868,7 @@ def estimate_theta(
     """
     R = check_rankings(R, allow_ties=False, name="R")
     c = _check_center(center, R.n_items)
-    sw = _check_sample_weight(sample_weight, R.n_rankings)
+    sw = check_sample_weight(sample_weight, R.n_rankings)
     w = _total_weights(R, sw)
     return _estimate_theta(R, c, w, theta_max, xtol)
 
@@ -1120,7 +1112,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("R has no rankings")
         if R.n_items == 0:
             raise ValueError("R has no items")
-        sw = _check_sample_weight(sample_weight, R.n_rankings)
+        sw = check_sample_weight(sample_weight, R.n_rankings)
         w = _total_weights(R, sw)
         center, n_iter, converged = estimate_center(
             R, sw, method=self.center_method, max_iter=self.max_iter, return_n_iter=True

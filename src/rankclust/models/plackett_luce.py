@@ -41,8 +41,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, ValidatedParamsMixin
-from rankclust.rankings import Rankings, _check_weight_total, check_rankings
+from rankclust._param_validation import (
+    Interval,
+    ValidatedParamsMixin,
+    check_sample_weight,
+    check_weight_total,
+)
+from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
     "ChoiceStages",
@@ -518,15 +523,7 @@ def fit_scores(
     if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
         raise ValueError(f"tol must be a non-negative number, got {tol!r}")
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (stages.n_rankings,):
-            raise ValueError(
-                f"sample_weight must have shape ({stages.n_rankings},), got {sample_weight.shape}"
-            )
-        bad = ~np.isfinite(sample_weight) | (sample_weight < 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"sample_weight[{i}] = {sample_weight[i]} is negative or not finite")
+        sample_weight = check_sample_weight(sample_weight, stages.n_rankings)
     if m == 0:
         raise ValueError("Plackett-Luce needs at least one item")
     if init is None:
@@ -538,9 +535,7 @@ def fit_scores(
         z = z - z.mean()
     with np.errstate(over="ignore"):
         row_w = stages.row_weights(sample_weight)
-    _check_weight_total(row_w)  # (a total of inf would make the MM updates NaN)
-    if not row_w.sum() > 0:
-        raise ValueError("the rankings have zero total weight")
+    check_weight_total(row_w, what="rankings")  # (a total of inf would make the MM updates NaN)
     if m == 1:
         return np.zeros(1), 0, True
     alpha = float(alpha)
