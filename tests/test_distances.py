@@ -607,7 +607,9 @@ def test_clear_errors_on_bad_input():
         kendall_distance([0, 0.5], [0, 1])
     with pytest.raises(TypeError, match="integer positions"):
         kendall_distance(["a", "b"], [0, 1])
-    with pytest.raises(TypeError, match="kendall_distances: parameter 'normalize' must be boolean"):
+    with pytest.raises(
+        TypeError, match="kendall_distances: parameter 'normalize' must be boolean"
+    ):
         kendall_distances(R, [0, 1, 2], normalize="yes")
     with pytest.raises(ValueError, match="kendall_distance: parameter 'kind' must be a str among"):
         kendall_distance([0, 1], [1, 0], kind="bottom")

@@ -282,7 +282,9 @@ def test_d_knh_duplicates_and_singletons():
 
 
 def test_feature_measure_errors():
-    with pytest.raises(ValueError, match=r"d_knh: parameter 'k' must be an int in the range \[1, inf\]"):
+    with pytest.raises(
+        ValueError, match=r"d_knh: parameter 'k' must be an int in the range \[1, inf\]"
+    ):
         d_knh([[0.0], [1.0]], [0, 0], k=0)
     with pytest.raises(ValueError, match=r"labels must have shape \(2,\)"):
         d_feat([[0.0], [1.0]], [0])

@@ -145,7 +145,9 @@ def test_constructor_errors():
         Rankings([[0, 1]], kind="partial")
     with pytest.raises(TypeError, match="numeric"):
         Rankings([["a", "b"]])
-    with pytest.raises(ValueError, match=r"weights must be finite and non-negative; row 1 has -2\.0"):
+    with pytest.raises(
+        ValueError, match=r"weights must be finite and non-negative; row 1 has -2\.0"
+    ):
         Rankings([[0, 1], [1, 0]], weights=[1, -2])
     with pytest.raises(ValueError, match="weights must be finite and non-negative; row 0 has nan"):
         Rankings([[0, 1]], weights=[np.nan])

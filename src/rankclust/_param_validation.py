@@ -5,7 +5,8 @@ that each rule and each message is written once:
 
 * :func:`validate_params` / :class:`ValidatedParamsMixin` -- estimators' hyper-parameters;
 * :func:`validate_arguments` -- the same constraints as a decorator on public *functions*;
-* :func:`check_sample_weight` -- per-row weights (lists, arrays, pandas Series);
+* :func:`check_sample_weight` -- per-row weights (lists, arrays, pandas Series), and
+  :func:`check_weight_shape` for lazy arrays;
 * :func:`check_weight_total` -- the total of combined weights (no overflow; not zero);
 * :func:`check_n_clusters` -- the number of clusters against the number of samples.
 
@@ -45,6 +46,7 @@ __all__ = [
     "ValidatedParamsMixin",
     "check_n_clusters",
     "check_sample_weight",
+    "check_weight_shape",
     "check_weight_total",
     "validate_arguments",
     "validate_params",
@@ -157,7 +159,9 @@ def validate_params(params: dict, constraints: dict, owner: str) -> None:
         if any(_satisfies(value, c) for c in allowed):
             continue
         options = " or ".join(_describe(c) for c in allowed)
-        raise InvalidParameterError(f"{owner}: parameter {name!r} must be {options}; got {value!r}")
+        raise InvalidParameterError(
+            f"{owner}: parameter {name!r} must be {options}; got {value!r}"
+        )
 
 
 def validate_arguments(constraints: dict) -> Callable[[F], F]:
@@ -238,19 +242,25 @@ def check_sample_weight(
         raise InvalidParameterError(
             f"{name} must be numeric, got {type(sample_weight).__name__}"
         ) from None
-    if w.ndim not in ndim or w.shape[0] != n:
-        shapes = " or ".join(f"({n},)" if d == 1 else f"({n}, K)" for d in ndim)
-        raise InvalidParameterError(f"{name} must have shape {shapes}, got {w.shape}")
+    check_weight_shape(w.shape, n, name=name, ndim=ndim)
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argwhere(bad)[0, 0])
         value = w[i] if w.ndim == 1 else w[i][bad[i]][0]
-        raise InvalidParameterError(
-            f"{name} must be finite and non-negative; row {i} has {value}"
-        )
+        raise InvalidParameterError(f"{name} must be finite and non-negative; row {i} has {value}")
     if not allow_zero_total and not w.sum() > 0:
         raise InvalidParameterError(f"{name} sums to zero")
     return w
+
+
+def check_weight_shape(
+    shape: tuple[int, ...], n: int, *, name: str = "sample_weight", ndim: tuple[int, ...] = (1,)
+) -> None:
+    """The shape part of :func:`check_sample_weight`, for weights whose values are not at hand
+    yet (a lazy Dask array: its values are checked chunk by chunk)."""
+    if len(shape) not in ndim or shape[0] != n:
+        shapes = " or ".join(f"({n},)" if d == 1 else f"({n}, K)" for d in ndim)
+        raise InvalidParameterError(f"{name} must have shape {shapes}, got {tuple(shape)}")
 
 
 def check_weight_total(w: np.ndarray, *, what: str | None = None) -> None:
