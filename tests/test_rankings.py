@@ -141,7 +141,7 @@ def test_constructor_errors():
         Rankings([[0.0, np.nan]])
     with pytest.raises(ValueError, match="below -1"):
         Rankings([[0, -3]])
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="Rankings: parameter 'kind' must be a str among"):
         Rankings([[0, 1]], kind="partial")
     with pytest.raises(TypeError, match="numeric"):
         Rankings([["a", "b"]])

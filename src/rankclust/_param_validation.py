@@ -168,7 +168,8 @@ def validate_arguments(constraints: dict) -> Callable[[F], F]:
     """Decorator: check a public function's arguments against ``constraints`` on every call.
 
     The constraints are those of :func:`validate_params` (``{"name": [constraint, ...]}``);
-    arguments not named in ``constraints`` are not checked. Messages name the function.
+    arguments not named in ``constraints`` are not checked. Messages name the function (the
+    class for a decorated ``__init__``). Under ``@classmethod``, put this decorator below it.
 
     Examples
     --------
@@ -186,12 +187,14 @@ the range [1, inf]; got 0
         signature = inspect.signature(func)
         unknown = set(constraints) - set(signature.parameters)
         if unknown:
-            raise TypeError(f"{func.__name__} has no parameter(s) {sorted(unknown)}")
+            raise TypeError(f"{func.__qualname__} has no parameter(s) {sorted(unknown)}")
+        # messages name "f", "Class.method" or, for a constructor, "Class"
+        owner = func.__qualname__.rsplit("<locals>.", 1)[-1].removesuffix(".__init__")
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(*args, **kwargs)  # (a TypeError for a wrong call, as Python)
-            validate_params(bound.arguments, constraints, func.__name__)
+            validate_params(bound.arguments, constraints, owner)
             return func(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]

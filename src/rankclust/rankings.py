@@ -30,16 +30,24 @@ responsibilities.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from numbers import Integral
 from typing import Any, Literal
 
 import numba
 import numpy as np
 
-from rankclust._param_validation import check_sample_weight, check_weight_total
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    check_sample_weight,
+    check_weight_total,
+    validate_arguments,
+)
 
 __all__ = ["KINDS", "MAX_PAIRWISE_BYTES", "MAX_RANK_MATRIX_BYTES", "Rankings", "check_rankings"]
 
 KINDS = ("subset", "top")
+_N_ITEMS = [None, Interval(Integral, 0, None)]  # the n_items argument of the constructors
 Kind = Literal["subset", "top"]
 
 
@@ -211,6 +219,7 @@ class Rankings:
 
     __slots__ = ("_items", "_kind", "_ranks", "_weights")
 
+    @validate_arguments({"kind": [StrOptions(KINDS)]})
     def __init__(
         self,
         ranks: Any,
@@ -219,8 +228,6 @@ class Rankings:
         weights: Any = None,
         items: Sequence[str] | None = None,
     ) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         arr = _as_rank_matrix(ranks)
         n, m = arr.shape
         self._ranks = _dense_positions(arr)
@@ -231,6 +238,7 @@ class Rankings:
 
     # ---------------------------------------------------------------- constructors
     @classmethod
+    @validate_arguments({"n_items": _N_ITEMS})
     def from_orderings(
         cls,
         orderings: Iterable[Sequence[Any]],
@@ -306,7 +314,7 @@ class Rankings:
             rows.append(row)
         if n_items is None:
             n_items = len(items) if items is not None else max_item + 1
-        n_items = _check_n_items(n_items)
+        n_items = int(n_items)
         _check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
         for i, row in enumerate(rows):
@@ -341,7 +349,7 @@ class Rankings:
             raise _row_error(i, f"item {arr[i, j]} is negative")
         if n_items is None:
             n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
-        n_items = _check_n_items(n_items)
+        n_items = int(n_items)
         _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         if (arr >= n_items).any():
             i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
@@ -413,6 +421,7 @@ class Rankings:
         return cls(arr - 1, kind=kind, weights=weights, items=items)
 
     @classmethod
+    @validate_arguments({"n_items": _N_ITEMS})
     def from_pairs(
         cls,
         pairs: Any,
@@ -718,10 +727,9 @@ class Rankings:
         """The same rankings with new weights (validated)."""
         return self._replace(weights=_check_weights(weights, self.n_rankings))
 
+    @validate_arguments({"kind": [StrOptions(KINDS)]})
     def with_kind(self, kind: Kind) -> Rankings:
         """The same rankings read with another ``kind``."""
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         return self._replace(kind=kind)
 
     def expand(self) -> Rankings:
@@ -1066,12 +1074,6 @@ def _as_item(item: Any, row: int, names: dict[str, int] | None = None) -> int:
     if j >= 2**62:
         raise _row_error(row, f"item {j} is too large")
     return j
-
-
-def _check_n_items(n_items: Any) -> int:
-    if isinstance(n_items, bool) or not isinstance(n_items, int | np.integer) or n_items < 0:
-        raise ValueError(f"n_items must be a non-negative integer, got {n_items!r}")
-    return int(n_items)
 
 
 def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
