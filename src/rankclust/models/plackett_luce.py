@@ -46,6 +46,7 @@ from rankclust._param_validation import (
     ValidatedParamsMixin,
     check_sample_weight,
     check_weight_total,
+    validate_arguments,
 )
 from rankclust.rankings import Rankings, check_rankings
 
@@ -432,6 +433,13 @@ def _comparison_problem(stages: ChoiceStages, row_w: np.ndarray) -> str | None:
     return "; ".join(parts)
 
 
+@validate_arguments(
+    {
+        "alpha": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 0, None)],
+        "tol": [Interval(Real, 0, None)],
+    }
+)
 def fit_scores(
     R: Rankings | ChoiceStages,
     sample_weight: Any = None,
@@ -516,12 +524,6 @@ def fit_scores(
     """
     stages = _as_stages(R)
     m = stages.n_items
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not alpha >= 0:
-        raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-    if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
-        raise ValueError(f"tol must be a non-negative number, got {tol!r}")
     if sample_weight is not None:
         sample_weight = check_sample_weight(sample_weight, stages.n_rankings)
     if m == 0:
