@@ -308,8 +308,8 @@ def test_cli_elbow_plot_has_no_best_marker(tmp_path, monkeypatch, capsys):
     rows = [[0, 1, 2, 3], [1, 0, 2, 3], [3, 2, 1, 0], [2, 3, 1, 0]] * 5
     path.write_text("\n".join(",".join(str(j + 1) for j in r) for r in rows) + "\n")
     code = main(
-        ["select-k", str(path), "--ks", "1..3", "--method", "chains", "--kind", "subset",
-         "--random-state", "0", "--plots", str(tmp_path / "figs"), "-q"]
+        ["select-k", str(path), "--format", "orderings", "--ks", "1..3", "--method", "chains",
+         "--kind", "subset", "--random-state", "0", "--plots", str(tmp_path / "figs"), "-q"]
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
     ((kwargs, drawn),) = calls

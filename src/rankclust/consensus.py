@@ -26,6 +26,13 @@ rankings it is :math:`\\sum_i w_i d_K(\\sigma_i, \\pi)`, the weighted sum of Ken
 for subset rankings it counts the discordant *observed* pairs; for top-t lists (``kind="top"``)
 a present item is also above every absent one, which gives the top-t distance of Busse et al.
 
+Two registries name the rules: :data:`CONSENSUS_METHODS` (``f(C)``: Borda, Copeland, Kemeny)
+and :data:`CENTER_METHODS`, the centre steps of every estimator's ``center_method``
+(``f(C, init)``, with the previous centre as ``init``), dispatched by
+:func:`center_from_counts`. ``"auto"`` means one thing everywhere
+(:func:`resolve_center_method`): exact Kemeny up to :data:`KEMENY_AUTO_EXACT_MAX_ITEMS` (10)
+items, local search beyond.
+
 References
 ----------
 Cheng, W., Hühn, J. and Hüllermeier, E. (2009). Decision tree and instance-based learning for
@@ -58,11 +65,13 @@ from rankclust._param_validation import (
 from rankclust.rankings import check_rankings
 
 __all__ = [
+    "CENTER_METHODS",
     "CONSENSUS_METHODS",
     "KEMENY_AUTO_EXACT_MAX_ITEMS",
     "KEMENY_EXACT_MAX_ITEMS",
     "borda",
     "borda_scores",
+    "center_from_counts",
     "copeland",
     "copeland_scores",
     "generalized_borda",
@@ -72,12 +81,15 @@ __all__ = [
     "kemeny_cost",
     "kemeny_exact",
     "kemeny_local_search",
+    "resolve_center_method",
 ]
 
 #: Largest number of items :func:`kemeny_exact` accepts (its tables hold ``2**m * (m + 1)``
 #: floats: 4 MB at m = 15, doubling with every further item).
 KEMENY_EXACT_MAX_ITEMS = 15
-#: ``kemeny(method="auto")`` solves exactly up to this many items, by local search beyond.
+#: ``method="auto"`` solves exactly up to this many items, by local search beyond: the one
+#: rule of :func:`kemeny`, :func:`center_from_counts` and every estimator's
+#: ``center_method="auto"`` (see :func:`resolve_center_method`).
 KEMENY_AUTO_EXACT_MAX_ITEMS = 10
 
 # Relative tolerance under which two float values count as equal (see the module docstring).
@@ -821,12 +833,12 @@ def _initial_center(C: np.ndarray, init: Any) -> np.ndarray:
     if init is None:
         init = "borda"
     if isinstance(init, str):
-        rules = {"borda": borda, "copeland": copeland}
+        rules = ("borda", "copeland")
         if init not in rules:
             raise ValueError(
-                f"init must be None, a position vector or one of {sorted(rules)}, got {init!r}"
+                f"init must be None, a position vector or one of {list(rules)}, got {init!r}"
             )
-        return rules[init](C)
+        return CONSENSUS_METHODS[init](C)
     return _check_center(init, m, name="init").copy()
 
 
@@ -868,7 +880,8 @@ def kemeny(
 
     Notes
     -----
-    Why 10 for ``"auto"``: the exact tables cost ``2**m (m + 1)`` floats and ``2**m m``
+    Why 10 for ``"auto"`` (the package-wide rule, :func:`resolve_center_method`, also of the
+    mixtures' centre steps): the exact tables cost ``2**m (m + 1)`` floats and ``2**m m``
     operations -- about 10^4 at m = 10, the same order as a few local-search sweeps, so an
     optimum is free there; every further item doubles the cost, while estimators call the
     centre step once per cluster, per iteration and per tree node. Past 10 items exact search
@@ -888,7 +901,7 @@ def kemeny(
     if method not in ("auto", "exact", "local"):
         raise ValueError(f"method must be 'auto', 'exact' or 'local', got {method!r}")
     C = _check_counts(C)
-    if method == "exact" or (method == "auto" and C.shape[0] <= KEMENY_AUTO_EXACT_MAX_ITEMS):
+    if resolve_center_method(method, C.shape[0]) == "exact":
         return kemeny_exact(C, return_cost=return_cost)
     return kemeny_local_search(C, init=init, max_iter=max_iter, return_cost=return_cost)
 
@@ -899,3 +912,109 @@ CONSENSUS_METHODS: dict[str, Callable[..., Any]] = {
     "copeland": copeland,
     "kemeny": kemeny,
 }
+
+
+# --------------------------------------------------------------------------------------------
+# centre steps by name: the one dispatch of every estimator's ``center_method``
+# --------------------------------------------------------------------------------------------
+def resolve_center_method(method: str, n_items: int) -> str:
+    """The method ``"auto"`` (or its alias ``"kemeny"``) stands for at ``n_items`` items.
+
+    ``"exact"`` up to :data:`KEMENY_AUTO_EXACT_MAX_ITEMS` (10) items, ``"local"`` beyond;
+    any other name is returned unchanged. This is the one ``auto`` rule of the package:
+    :func:`kemeny`, :func:`center_from_counts`, :class:`~rankclust.models.mallows.Mallows`,
+    :func:`~rankclust.models.mallows.estimate_center`,
+    :class:`~rankclust.cluster.MallowsMixture` and
+    :class:`~rankclust.cluster.baselines.CompletionMallowsMixture` all read it.
+
+    Examples
+    --------
+    >>> from rankclust.consensus import resolve_center_method
+    >>> resolve_center_method("auto", 10), resolve_center_method("auto", 11)
+    ('exact', 'local')
+    """
+    if method in ("auto", "kemeny"):
+        return "exact" if n_items <= KEMENY_AUTO_EXACT_MAX_ITEMS else "local"
+    return method
+
+
+def _center_auto(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return CENTER_METHODS[resolve_center_method("auto", C.shape[0])](C, init)
+
+
+def _center_exact(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return kemeny_exact(C)
+
+
+def _center_local(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return kemeny_local_search(C, init=init)
+
+
+def _center_adjacent(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return kemeny_local_search(C, init=init, moves="adjacent", max_iter=1)
+
+
+def _center_borda(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return CONSENSUS_METHODS["borda"](C)
+
+
+def _center_copeland(C: np.ndarray, init: np.ndarray | None) -> np.ndarray:
+    return CONSENSUS_METHODS["copeland"](C)
+
+
+#: Centre steps by name, each ``f(C, init) -> position vector`` with ``init`` the previous
+#: centre (or None): the one registry behind every ``center_method`` of the package (each
+#: estimator accepts a subset of these names). ``"auto"``/``"kemeny"``: exact Kemeny up to
+#: :data:`KEMENY_AUTO_EXACT_MAX_ITEMS` items, ``"local"`` beyond; ``"exact"``:
+#: :func:`kemeny_exact`; ``"local"``: :func:`kemeny_local_search` (insertion moves) from
+#: ``init``, or from Borda when it is None; ``"adjacent"``: one best adjacent transposition
+#: of ``init`` (Busse et al.'s generalised-EM step); ``"borda"``, ``"copeland"``: the rules
+#: of :data:`CONSENSUS_METHODS` (``init`` ignored).
+CENTER_METHODS: dict[str, Callable[[np.ndarray, np.ndarray | None], np.ndarray]] = {
+    "auto": _center_auto,
+    "kemeny": _center_auto,
+    "exact": _center_exact,
+    "local": _center_local,
+    "adjacent": _center_adjacent,
+    "borda": _center_borda,
+    "copeland": _center_copeland,
+}
+
+
+def center_from_counts(C: Any, method: str = "auto", init: Any = None) -> np.ndarray:
+    """Centre of a pairwise count matrix by a method of :data:`CENTER_METHODS`.
+
+    Parameters
+    ----------
+    C : array-like of float, shape (m, m)
+        Pairwise counts, non-negative and finite; the diagonal is ignored.
+    method : str, default="auto"
+        A key of :data:`CENTER_METHODS`.
+    init : array-like of int, shape (m,), optional
+        Start of the local searches (``"local"``, ``"adjacent"``, ``"auto"`` beyond
+        :data:`KEMENY_AUTO_EXACT_MAX_ITEMS` items), e.g. the previous centre of an EM;
+        ignored by the other methods. Default: Borda.
+
+    Returns
+    -------
+    center : ndarray of int64, shape (m,)
+        Position vector.
+
+    Notes
+    -----
+    Complexity: that of the method (O(2^m m) exact, O(m^2) per local-search sweep, O(m^2)
+    Borda and Copeland).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankclust.consensus import center_from_counts
+    >>> C = np.array([[0, 3, 1], [2, 0, 4], [4, 1, 0]])
+    >>> center_from_counts(C, "local", init=[0, 1, 2])
+    array([2, 0, 1])
+    """
+    if not isinstance(method, str) or method not in CENTER_METHODS:
+        raise ValueError(f"method must be one of {sorted(CENTER_METHODS)}, got {method!r}")
+    C = _check_counts(C)
+    start = None if init is None else _check_center(init, C.shape[0], name="init")
+    return CENTER_METHODS[method](C, start)

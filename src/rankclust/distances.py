@@ -44,8 +44,9 @@ otherwise), normalised ones floats (``float64`` arrays); ``spearman_distance(...
 squared=False)`` is a float.
 
 The registry :data:`DISTANCES` maps each metric name to its one-to-many function
-``f(R, center, normalize=False) -> (n,)``; estimators and the command line check ``metric=``
-against its keys.
+``f(R, center, normalize=False) -> (n,)``; its keys are the one list of metric names, against
+which :func:`max_distance`, :func:`paired_distances` and :func:`pairwise_distances` check
+``metric=``.
 
 References
 ----------
@@ -69,7 +70,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial.distance import cdist
 
-from rankclust._param_validation import StrOptions, validate_arguments
+from rankclust._param_validation import StrOptions, validate_arguments, validate_params
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
@@ -95,11 +96,10 @@ __all__ = [
 # Paired/one-to-many: the inversion count from here on. Measured crossovers, 2-core machine.
 _FENWICK_MIN_ITEMS = 24
 
-_METRIC_NAMES = ("kendall", "spearman", "footrule", "cayley", "hamming")
-# argument constraints of the public functions (checked by ``validate_arguments``)
+# argument constraints of the public functions (checked by ``validate_arguments``; the metric
+# names, keys of the registry DISTANCES, are constrained below it)
 _ONE_TO_MANY_ARGS = {"normalize": ["boolean"]}
 _VECTOR_ARGS = {"normalize": ["boolean"], "kind": [StrOptions(KINDS)]}
-_TABLE_ARGS = {"metric": [StrOptions(_METRIC_NAMES)], "normalize": ["boolean"]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,7 +286,6 @@ def _require_complete(E: np.ndarray, name: str, metric: str) -> None:
         )
 
 
-@validate_arguments({"metric": _TABLE_ARGS["metric"]})
 def max_distance(metric: str, n_items: int) -> int:
     """Maximum of a distance over pairs of permutations of ``n_items`` items.
 
@@ -307,6 +306,7 @@ def max_distance(metric: str, n_items: int) -> int:
     >>> max_distance("footrule", 5)
     12
     """
+    validate_params({"metric": metric}, _METRIC_ARGS, "max_distance")  # (registry defined below)
     m = int(n_items)
     if m < 0:
         raise ValueError(f"n_items must be >= 0, got {n_items}")
@@ -837,6 +837,8 @@ DISTANCES: dict[str, Callable[..., np.ndarray]] = {
     "cayley": cayley_distances,
     "hamming": hamming_distances,
 }
+_METRIC_ARGS = {"metric": [StrOptions(DISTANCES)]}
+_TABLE_ARGS = {**_METRIC_ARGS, "normalize": ["boolean"]}
 
 
 # --------------------------------------------------------------------------------------------

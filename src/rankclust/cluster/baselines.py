@@ -34,6 +34,7 @@ from rankclust._runs import best_run
 from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._seeding import kmeanspp_rankings, random_completion
 from rankclust.cluster.mixture import MallowsMixture
+from rankclust.consensus import resolve_center_method
 from rankclust.distances import kendall_distances
 from rankclust.models.mallows import (
     THETA_MAX,
@@ -239,7 +240,8 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator, MixtureContr
     completion : {"hard", "sample"}, default="hard"
     center_method : {"auto", "exact", "local"}, default="auto"
         Consensus of the completed rankings (:func:`estimate_center`; "local" starts from the
-        previous centre).
+        previous centre; "auto" is exact up to 10 items, local beyond, the package-wide rule
+        of :func:`rankclust.consensus.resolve_center_method`).
     n_init : int, default=5
     max_iter : int, default=100
     tol : float, default=1e-6
@@ -335,9 +337,7 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator, MixtureContr
         centers = kmeanspp_rankings(R, k_comp, rng)
         thetas = np.ones(k_comp)
         weights = np.full(k_comp, 1.0 / k_comp)
-        method = self.center_method
-        if method == "auto":
-            method = "exact" if R.n_items <= 8 else "local"
+        method = resolve_center_method(self.center_method, R.n_items)
         ll_old = -np.inf
         converged = False
         n_iter = 0

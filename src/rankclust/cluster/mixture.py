@@ -86,7 +86,7 @@ from rankclust.cluster._seeding import (
     random_completion,
     seed_distances,
 )
-from rankclust.consensus import kemeny_exact, kemeny_local_search
+from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
 from rankclust.models.mallows import THETA_MAX
 from rankclust.models.plackett_luce import (
@@ -110,14 +110,12 @@ __all__ = [
     "selection_notes",
 ]
 
-#: Centre steps of :class:`MallowsMixture` (see its ``center_method``).
+#: Centre steps of :class:`MallowsMixture` (see its ``center_method``): keys of the one
+#: registry :data:`rankclust.consensus.CENTER_METHODS`.
 MIXTURE_CENTER_METHODS = ("auto", "exact", "local", "adjacent")
 
 #: Back-ends of the mixtures (see their ``backend`` parameter).
 BACKENDS = ("numpy", "dask")
-
-#: ``center_method="auto"`` solves the centre step exactly up to this many items.
-AUTO_EXACT_MAX_ITEMS = 8
 
 #: Above this many entries (distinct rows times m^2) the per-row pair indicators are not
 #: materialised and the E/M-steps call the one-component functions instead (128 MB).
@@ -986,8 +984,9 @@ class MallowsMixture(_RankingMixture):
         true M-step; ``"local"`` -- insertion local search from the previous centre and from
         the Borda ranking, the better kept (a generalised-EM step); ``"adjacent"`` -- the
         paper's step: one best adjacent transposition of the previous centre per iteration;
-        ``"auto"`` -- exact up to 8 items, local beyond. A new centre is accepted only if it
-        lowers the Kemeny cost, so the log-likelihood never decreases.
+        ``"auto"`` -- exact up to 10 items, local beyond (the package-wide rule,
+        :func:`rankclust.consensus.resolve_center_method`). A new centre is
+        accepted only if it lowers the Kemeny cost, so the log-likelihood never decreases.
     init : {"k-means++", "random"}, default="k-means++"
         Starting centres: greedy k-means++ seeding on the Kendall statistic (data rankings,
         completed at random; the first seed favours long rankings), or uniformly random
@@ -1194,17 +1193,13 @@ class MallowsMixture(_RankingMixture):
         return -params["thetas"][None, :] * stats - log_z[data.lengths], None
 
     def _center_step(self, C: np.ndarray, previous: np.ndarray) -> np.ndarray:
-        m = C.shape[0]
-        method = self.center_method
-        if method == "auto":
-            method = "exact" if m <= AUTO_EXACT_MAX_ITEMS else "local"
-        if method == "exact":
-            return kemeny_exact(C)
-        if method == "adjacent":
-            return kemeny_local_search(C, init=previous, moves="adjacent", max_iter=1)
-        a, cost_a = kemeny_local_search(C, init=previous, return_cost=True)
-        b, cost_b = kemeny_local_search(C, init="borda", return_cost=True)
-        return b if cost_b < cost_a else a
+        method = resolve_center_method(self.center_method, C.shape[0])
+        if method != "local":
+            return CENTER_METHODS[method](C, previous)
+        # a second start from Borda: the cheaper of the two local optima is kept
+        a = CENTER_METHODS["local"](C, previous)
+        b = CENTER_METHODS["local"](C, None)
+        return b if kemeny_cost(C, b) < kemeny_cost(C, a) else a
 
     def _m_stats(self, data: _MallowsData, state: _BlockState) -> tuple[np.ndarray, np.ndarray]:
         """Sufficient statistics of one block: counts ``C_k`` (K, m, m) and ``N_kt`` (K, m+1)."""

@@ -82,6 +82,12 @@ def _em_one(
 ):  # pragma: no cover - compiled below
     """Approximate-EM Mallows centre of one query's neighbour rankings (Cheng et al., Alg. 1).
 
+    A compiled copy of :func:`rankclust.models.mallows._approximate_em` with
+    ``method="borda"`` (the one home of Cheng et al.'s EM; numba cannot call it): keep in
+    sync -- the same start, completion, median step, cycle rule and tie tolerances.
+    ``tests/models/test_mallows_math.py`` pins it to ``estimate_center(method="borda")`` on
+    random weighted, incomplete neighbourhoods.
+
     IN: ``ranks`` (k, m) int64 positions, -1 absent, no ties; ``w`` (k,) float64 with a
     positive sum; ``init_scores`` (m,) weighted generalised Borda scores (Prop. 2; read only
     when some ranking is incomplete); ``max_iter``; ``need_dist``: compute the mean

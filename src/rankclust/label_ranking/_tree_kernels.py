@@ -26,9 +26,11 @@ its impurity 0; an impure side's spread is at most the table's cap.
 From them a side's Mallows fit costs O(m^2): the centre is the order of ``votes`` over
 ``L_T`` (ties to the lower label index), ``Dbar = n_T (n_T - 1)/2 * sum_{a above b} pairs[b, a]
 / #rows with pairs`` and ``theta = g_{n_T}^{-1}(Dbar)`` read from a table of the expected
-distance (:func:`rankclust.models.mallows.expected_distance`) on a fine grid. For incomplete
-rankings ``Dbar`` is the observed-pairs estimate of the mean distance (decisions.md C3) instead of
-the distance of the Prop. 1 completions, which would need a refit per threshold.
+distance (:func:`rankclust.models.mallows.expected_distance`) on a fine grid -- a compiled
+copy of the one dispersion solver (:func:`rankclust.models.mallows.theta_mle`), tested
+against it. For incomplete rankings ``Dbar`` is the observed-pairs estimate of the mean
+distance (decisions.md C3) instead of the distance of the Prop. 1 completions, which would
+need a refit per threshold.
 
 *Complete rankings* (nodes whose rows all rank all labels; exact integer statistics, see the
 section comment above :func:`_pair_bits`): the same fit -- Borda centre, mean Kendall distance
@@ -50,6 +52,12 @@ from rankclust.label_ranking._iblr_kernels import _nb_em_one
 
 def _theta_from_mean(table, grid, n_t, mean):  # pragma: no cover - compiled below
     """Invert the expected distance ``g_{n_t}`` (row ``n_t`` of ``table`` on ``grid``).
+
+    A compiled copy of the package's dispersion solver
+    (:func:`rankclust.models.mallows.theta_mle`, i.e.
+    ``rankclust.models._mallows_math.solve_thetas``), read off a grid table of its stage
+    means for speed: keep in sync (same 0 / cap conventions);
+    ``tests/models/test_mallows_math.py`` pins it to ``theta_mle`` on random means.
 
     ``table[n, g]`` = E d_K under Mallows(theta = grid[g]) on n items, decreasing in g.
     Returns 0 at or above the uniform mean, ``grid[-1]`` (the cap) at or below the cap's mean,

@@ -34,7 +34,11 @@ _nb_log1mexp = numba.njit(_log1mexp, cache=True, nogil=True)
 
 
 def _log_qint(k, theta):  # pragma: no cover - compiled below
-    """``log [k]_q = log sum_{v<k} exp(-theta v)`` for integer ``k >= 1``, ``theta >= 0``."""
+    """``log [k]_q = log sum_{v<k} exp(-theta v)`` for integer ``k >= 1``, ``theta >= 0``.
+
+    Scalar compiled copy of ``rankclust.models._mallows_math.stage_log_qint`` (the one home
+    of the stage tables): keep in sync; ``tests/models/test_mallows_math.py`` pins it.
+    """
     if theta == 0.0:
         return math.log(k)
     return _nb_log1mexp(k * theta) - _nb_log1mexp(theta)

@@ -68,13 +68,13 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
+from rankclust import consensus
 from rankclust._param_validation import (
     Interval,
     StrOptions,
@@ -82,13 +82,7 @@ from rankclust._param_validation import (
     check_sample_weight,
     check_weight_total,
 )
-from rankclust.consensus import (
-    borda,
-    generalized_borda,
-    kemeny,
-    kemeny_exact,
-    kemeny_local_search,
-)
+from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
 from rankclust.models._mallows_kernels import (
     _nb_closest_extension,
@@ -96,6 +90,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
+from rankclust.models._mallows_math import length_tables, solve_thetas, tail_start
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
@@ -121,66 +116,18 @@ __all__ = [
 #: well defined. Busse et al.'s suggested lambda_max is the same 50.
 THETA_MAX = 50.0
 
-#: Centre estimators accepted by :class:`Mallows` and :func:`estimate_center`.
+#: Centre estimators accepted by :class:`Mallows` and :func:`estimate_center`: keys of the
+#: package's one registry :data:`rankclust.consensus.CENTER_METHODS`.
 CENTER_METHODS = ("auto", "borda", "kemeny", "exact", "local")
 
 #: Largest number of elementary steps the exact subset likelihood may spend on one row; a
 #: row needing more raises ``ValueError`` (about a second of compute at this size).
 SUBSET_DP_MAX_WORK = 2**26
 
-# series switch for 1/expm1(x) - k/expm1(k x) (see _stage_means)
-_SERIES_BELOW = 1e-2
-_LN2 = math.log(2.0)
-
 
 # --------------------------------------------------------------------------------------------
-# normaliser and moments (vectorised over theta)
+# normaliser and moments (vectorised over theta; the stage tables live in _mallows_math)
 # --------------------------------------------------------------------------------------------
-def _log1mexp(x: np.ndarray) -> np.ndarray:
-    """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends (Mächler 2012)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(x <= _LN2, np.log(-np.expm1(-x)), np.log1p(-np.exp(-x)))
-
-
-def _stage_log_qint(theta: np.ndarray, m: int) -> np.ndarray:
-    """``log [k]_q`` for ``k = 1..m`` (columns), one row per theta; theta >= 0 (inf allowed)."""
-    th = theta[:, None]
-    ks = np.arange(1, m + 1, dtype=np.float64)[None, :]
-    with np.errstate(invalid="ignore"):
-        val = _log1mexp(ks * th) - _log1mexp(th)
-    return np.where(th == 0.0, np.log(ks), val)
-
-
-def _stage_means(theta: np.ndarray, m: int) -> np.ndarray:
-    """``E V`` for ``V`` truncated geometric on ``{0..k-1}``, ``k = 1..m`` (columns).
-
-    ``1/expm1(theta) - k/expm1(k theta)``; for ``k theta < 1e-2`` the Bernoulli series
-    ``(k-1)/2 - (k^2-1) theta/12 + (k^4-1) theta^3/720`` avoids the cancellation (its error is
-    below ``k (k theta)^5 / 30240``).
-    """
-    th = theta[:, None]
-    ks = np.arange(1, m + 1, dtype=np.float64)[None, :]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        direct = 1.0 / np.expm1(th) - ks / np.expm1(ks * th)
-        series = (ks - 1) / 2 - (ks**2 - 1) * th / 12 + (ks**4 - 1) * th**3 / 720
-    return np.where(ks * th < _SERIES_BELOW, series, direct)
-
-
-def _stage_variances(theta: np.ndarray, m: int) -> np.ndarray:
-    """``Var V`` for ``V`` truncated geometric on ``{0..k-1}``, ``k = 1..m`` (columns).
-
-    ``1/(4 sinh^2(theta/2)) - k^2/(4 sinh^2(k theta/2))``; for ``k theta < 1e-2`` the series
-    ``(k^2-1)/12 - (k^4-1) theta^2/240 + (k^6-1) theta^4/6048`` avoids the cancellation.
-    """
-    th = theta[:, None]
-    ks = np.arange(1, m + 1, dtype=np.float64)[None, :]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        direct = 0.25 / np.sinh(th / 2) ** 2 - ks**2 * 0.25 / np.sinh(ks * th / 2) ** 2
-        series = (ks**2 - 1) / 12 - (ks**4 - 1) * th**2 / 240 + (ks**6 - 1) * th**4 / 6048
-    out = np.where(ks * th < _SERIES_BELOW, series, direct)
-    return np.where(np.isinf(th), 0.0, np.maximum(out, 0.0))
-
-
 def _check_m(m: Any) -> int:
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 0:
         raise ValueError(f"m must be a non-negative integer, got {m!r}")
@@ -195,8 +142,8 @@ def _check_theta_array(theta: Any, *, allow_inf: bool = True) -> np.ndarray:
     return th
 
 
-def _stagewise_sum(table_fn, theta: Any, m: Any, t: Any) -> Any:
-    """``sum_{k=m-t+1}^{m} f(k, theta)`` for ``f`` tabulated by ``table_fn``, broadcast."""
+def _stagewise_sum(name: str, theta: Any, m: Any, t: Any) -> Any:
+    """``sum_{k=m-t+1}^{m} f(k, theta)`` for the stage table ``name``, broadcast."""
     m = _check_m(m)
     th = _check_theta_array(theta)
     if t is None:
@@ -210,11 +157,8 @@ def _stagewise_sum(table_fn, theta: Any, m: Any, t: Any) -> Any:
             raise ValueError(f"t must lie in [0, m={m}]")
     th_b, t_b = np.broadcast_arrays(th, tt)
     uniq, inv = np.unique(th_b.ravel(), return_inverse=True)
-    table = table_fn(uniq, m)  # (u, m), column k-1 for k = 1..m
-    # suffix sums: cs[:, t] = sum of the t largest k (k = m-t+1 .. m)
-    cs = np.zeros((len(uniq), m + 1))
-    cs[:, 1:] = np.cumsum(table[:, ::-1], axis=1)
-    out = cs[inv.ravel(), t_b.ravel()].reshape(th_b.shape)
+    (table,) = length_tables(uniq, m, "top", (name,))  # (m + 1, u), row t
+    out = table[t_b.ravel(), inv.ravel()].reshape(th_b.shape)
     return float(out) if out.ndim == 0 else out
 
 
@@ -262,7 +206,7 @@ def log_normalizer(theta: Any, m: int, t: Any = None) -> Any:
     >>> round(log_normalizer(1.0, 2), 6) == round(math.log(1 + math.exp(-1)), 6)
     True
     """
-    return _stagewise_sum(_stage_log_qint, theta, m, t)
+    return _stagewise_sum("log", theta, m, t)
 
 
 def expected_distance(theta: Any, m: int, t: Any = None) -> Any:
@@ -304,7 +248,7 @@ def expected_distance(theta: Any, m: int, t: Any = None) -> Any:
     >>> expected_distance(0.0, 10)
     22.5
     """
-    return _stagewise_sum(_stage_means, theta, m, t)
+    return _stagewise_sum("mean", theta, m, t)
 
 
 def distance_variance(theta: Any, m: int, t: Any = None) -> Any:
@@ -345,7 +289,7 @@ def distance_variance(theta: Any, m: int, t: Any = None) -> Any:
     >>> distance_variance(0.0, 4)   # 4 * 3 * 13 / 72
     2.1666666666666665
     """
-    return _stagewise_sum(_stage_variances, theta, m, t)
+    return _stagewise_sum("var", theta, m, t)
 
 
 def theta_mle(
@@ -365,8 +309,9 @@ def theta_mle(
     complete rankings (default ``lengths = [m]``) ``E_theta d_K = mean d_K`` (Cheng et al.
     2009, Sec. 4.1); for top-t lists with lengths ``t_i`` and weights ``w_i``,
     ``sum_i w_i mu_{t_i}(theta) = sum_i w_i s^{t_i}_i`` (Busse et al. 2007, eq. 14 with
-    weights). ``mean_N`` is strictly decreasing, so the root is unique; it is found by
-    ``scipy.optimize.brentq`` on ``[0, theta_max]``.
+    weights). ``mean_N`` is strictly decreasing, so the root is unique; it is found by the
+    package's one dispersion solver, a safeguarded Newton iteration on ``[0, theta_max]``
+    (the one-component case of the mixtures' M-step; ``rankclust.models._mallows_math``).
 
     Parameters
     ----------
@@ -383,7 +328,8 @@ def theta_mle(
         mean of 0, where the MLE is infinite) and when no pair carries information (``m < 2``
         or all lengths 0). May be ``np.inf``.
     xtol : float, default=1e-12
-        Absolute tolerance on theta.
+        Tolerance on theta: the iteration stops after a Newton step of at most
+        ``xtol * max(1, theta)`` (quadratic convergence leaves the error far below it).
 
     Returns
     -------
@@ -392,7 +338,7 @@ def theta_mle(
 
     Notes
     -----
-    Complexity: O(m + len(lengths)) per evaluation, about 50 evaluations.
+    Complexity: O(m + len(lengths)) per iteration, a few (at most about 10) iterations.
 
     Examples
     --------
@@ -425,24 +371,22 @@ def theta_mle(
         raise ValueError("the weights of the lengths sum to zero")
     counts = counts / total
 
-    def mean_n(theta: float) -> float:
-        e = _stage_means(np.array([theta]), m)[0]
-        cs = np.concatenate(([0.0], np.cumsum(e[::-1])))
-        return float(counts @ cs)
+    if np.isinf(theta_max):
+        # a finite bracket: double until the expected statistic falls to the mean
+        theta_max = 1.0
+        while mean > 0 and float(counts @ _top_means(theta_max, m)) > mean:
+            theta_max *= 2.0
+        if mean <= 0 or counts @ _top_means(0.0, m) <= 0:
+            return np.inf
+    stats = np.array([mean])
+    start = tail_start(counts[None, :], stats, m, "top")
+    theta = solve_thetas(counts[None, :], stats, m, "top", start, theta_max, xtol=xtol)
+    return float(theta[0])
 
-    upper = mean_n(0.0)
-    if upper <= 0.0 or mean <= 0.0:
-        return theta_max
-    if mean >= upper:
-        return 0.0
-    hi = theta_max
-    if np.isinf(hi):
-        hi = 1.0
-        while mean_n(hi) > mean:
-            hi *= 2.0
-    elif mean_n(hi) >= mean:
-        return theta_max
-    return float(brentq(lambda th: mean_n(th) - mean, 0.0, hi, xtol=xtol))
+
+def _top_means(theta: float, m: int) -> np.ndarray:
+    """``mu_t(theta)`` for ``t = 0..m`` (Busse et al.'s top-t expected statistic)."""
+    return length_tables(np.array([theta]), m, "top", ("mean",))[0][:, 0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -691,20 +635,18 @@ def mallows_loglik(R: Any, center: Any, theta: float) -> np.ndarray:
 # estimation
 # --------------------------------------------------------------------------------------------
 def _consensus(C: np.ndarray, method: str, init: np.ndarray | None) -> np.ndarray:
-    """Centre from pairwise counts by the named method."""
-    if method == "borda":
-        return borda(C)
-    if method == "exact":
-        return kemeny_exact(C)
-    if method == "local":
-        return kemeny_local_search(C, init=init)
-    return kemeny(C, method="auto", init=init)  # "auto" and "kemeny"
+    """Centre from pairwise counts by the named method (:data:`CENTER_METHODS`)."""
+    return consensus.CENTER_METHODS[method](C, init)
 
 
 def _approximate_em(
     R: Rankings, sw: np.ndarray, method: str, init: np.ndarray | None, max_iter: int
 ) -> tuple[np.ndarray, int, bool]:
     """Cheng et al.'s approximate EM for subset data (trusted input).
+
+    The one home of this EM; ``rankclust.label_ranking._iblr_kernels._em_one`` is its
+    compiled copy for ``method="borda"`` (keep in sync; pinned by
+    ``tests/models/test_mallows_math.py``).
 
     Returns ``(center, n_iter, converged)``; ``converged`` is False after ``max_iter``
     iterations or on a cycle of centres (then the cycle's centre with the smallest objective
@@ -763,7 +705,7 @@ def estimate_center(
     method : {"auto", "kemeny", "borda", "exact", "local"}, default="auto"
         Consensus of a pairwise count matrix (:mod:`rankclust.consensus`): ``"auto"`` and
         ``"kemeny"`` -- :func:`~rankclust.consensus.kemeny` (exact up to 10 items, local
-        search beyond); ``"exact"`` -- exact Kemeny (m <= 15); ``"local"`` -- insertion local
+        search beyond: :func:`~rankclust.consensus.resolve_center_method`); ``"exact"`` -- exact Kemeny (m <= 15); ``"local"`` -- insertion local
         search from Borda (or from the current centre inside the EM); ``"borda"`` -- the Borda
         count, Cheng et al.'s choice (use it to reproduce the paper).
     init : array-like of int, shape (m,), optional
@@ -978,13 +920,14 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     ----------
     center_method : {"auto", "kemeny", "borda", "exact", "local"}, default="auto"
         Consensus used for the centre (:func:`estimate_center`): ``"auto"``/``"kemeny"`` exact
-        Kemeny up to 10 items and insertion local search beyond, ``"exact"`` exact Kemeny
+        Kemeny up to 10 items and insertion local search beyond (the package-wide rule,
+        :func:`rankclust.consensus.resolve_center_method`), ``"exact"`` exact Kemeny
         (m <= 15), ``"local"`` local search from Borda, ``"borda"`` the Borda count
         (Cheng et al. 2009's choice).
     max_iter : int, default=100
         Iteration cap of the approximate EM for subset data.
     tol : float, default=1e-8
-        Absolute tolerance of the root finder for theta.
+        Tolerance of the theta solver (``xtol`` of :func:`theta_mle`).
 
     Attributes
     ----------
