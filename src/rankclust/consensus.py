@@ -842,6 +842,7 @@ def _initial_center(C: np.ndarray, init: Any) -> np.ndarray:
     return _check_center(init, m, name="init").copy()
 
 
+@validate_arguments({"method": [StrOptions({"auto", "exact", "local"})]})
 def kemeny(
     C: Any,
     method: str = "auto",
@@ -898,8 +899,6 @@ def kemeny(
     >>> kemeny(R.pairwise_counts())
     array([0, 1, 2, 3])
     """
-    if method not in ("auto", "exact", "local"):
-        raise ValueError(f"method must be 'auto', 'exact' or 'local', got {method!r}")
     C = _check_counts(C)
     if resolve_center_method(method, C.shape[0]) == "exact":
         return kemeny_exact(C, return_cost=return_cost)
@@ -981,6 +980,7 @@ CENTER_METHODS: dict[str, Callable[[np.ndarray, np.ndarray | None], np.ndarray]]
 }
 
 
+@validate_arguments({"method": [StrOptions(CENTER_METHODS)]})
 def center_from_counts(C: Any, method: str = "auto", init: Any = None) -> np.ndarray:
     """Centre of a pairwise count matrix by a method of :data:`CENTER_METHODS`.
 
@@ -1013,8 +1013,6 @@ def center_from_counts(C: Any, method: str = "auto", init: Any = None) -> np.nda
     >>> center_from_counts(C, "local", init=[0, 1, 2])
     array([2, 0, 1])
     """
-    if not isinstance(method, str) or method not in CENTER_METHODS:
-        raise ValueError(f"method must be one of {sorted(CENTER_METHODS)}, got {method!r}")
     C = _check_counts(C)
     start = None if init is None else _check_center(init, C.shape[0], name="init")
     return CENTER_METHODS[method](C, start)
