@@ -81,6 +81,7 @@ from rankclust._param_validation import (
     ValidatedParamsMixin,
     check_sample_weight,
     check_weight_total,
+    validate_arguments,
 )
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
@@ -362,9 +363,7 @@ def theta_mle(
         t = np.asarray(lengths).reshape(-1)
         if t.size and (t.dtype.kind not in "iu" or t.min() < 0 or t.max() > m):
             raise ValueError(f"lengths must be integers in [0, m={m}]")
-        lw = np.ones(t.shape) if length_weights is None else np.asarray(length_weights, float)
-        if lw.shape != t.shape or not np.all(np.isfinite(lw)) or np.any(lw < 0):
-            raise ValueError("length_weights must be finite, non-negative, one per length")
+        lw = check_sample_weight(length_weights, t.shape[0], name="length_weights")
         counts = np.bincount(t.astype(np.int64), weights=lw, minlength=m + 1)
     total = counts.sum()
     if not total > 0:
@@ -672,6 +671,9 @@ def _approximate_em(
     return center, max_iter, False
 
 
+@validate_arguments(
+    {"method": [StrOptions(CENTER_METHODS)], "max_iter": [Interval(numbers.Integral, 1, None)]}
+)
 def estimate_center(
     R: Any,
     sample_weight: Any = None,
@@ -745,10 +747,6 @@ def estimate_center(
     array([0, 1, 2, 3])
     """
     R = check_rankings(R, allow_ties=False, name="R")
-    if method not in CENTER_METHODS:
-        raise ValueError(f"method must be one of {CENTER_METHODS}, got {method!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
     sw = check_sample_weight(sample_weight, R.n_rankings)
     _total_weights(R, sw)
     start = None if init is None else _check_center(init, R.n_items, name="init")
@@ -839,6 +837,7 @@ def _estimate_theta(
 # --------------------------------------------------------------------------------------------
 # sampling
 # --------------------------------------------------------------------------------------------
+@validate_arguments({"size": [Interval(numbers.Integral, 0, None)]})
 def sample_mallows(
     center: Any,
     theta: float,
@@ -884,8 +883,6 @@ def sample_mallows(
     """
     c = _check_center(center)
     th = _check_theta(theta)
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
-        raise ValueError(f"size must be a non-negative int, got {size!r}")
     size = int(size)
     m = c.shape[0]
     if lengths is None:
