@@ -502,7 +502,7 @@ def test_copeland_condorcet_winner_is_kemeny_winner():
 
 # ------------------------------------------------------------------ generalised Borda
 def test_generalized_borda_paper_example():
-    # Cheng et al. (2009) Prop. 2 example (spec 001 Sec. 2.10): m = 5, y2 > y1 > y5
+    # Cheng et al. (2009) Prop. 2, worked example of decisions.md C10: m = 5, y2 > y1 > y5
     R = Rankings.from_orderings([[1, 0, 4]], n_items=5)
     np.testing.assert_allclose(generalized_borda_votes(R), [[3.0, 4.5, 3.0, 3.0, 1.5]])
     np.testing.assert_array_equal(generalized_borda(R), [1, 0, 2, 3, 4])

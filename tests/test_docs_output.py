@@ -1,7 +1,7 @@
 """Every command output shown in docs/ is what the command prints now.
 
 The command blocks are marked ``<!-- doc-output cwd=... cmd=... -->`` and written by
-``experiments/render_docs.py``; after a change of a default, run that script and commit the
+``tools/render_docs.py``; after a change of a default, run that script and commit the
 pages with the change. Values shown in comments of the Python examples (``x  # array(...)``)
 are checked by running the examples.
 """
@@ -18,9 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "render_docs", REPO / "experiments" / "render_docs.py"
-)
+_spec = importlib.util.spec_from_file_location("render_docs", REPO / "tools" / "render_docs.py")
 render_docs = importlib.util.module_from_spec(_spec)
 sys.modules["render_docs"] = render_docs  # dataclasses look their module up
 _spec.loader.exec_module(render_docs)
@@ -42,7 +40,7 @@ def test_doc_block_is_what_the_command_prints(block):
     if new is None:
         pytest.skip(f"data {block.cwd} not next to the repository")
     assert block.body == new, (
-        f"{block.name}: the page shows another output; run python experiments/render_docs.py"
+        f"{block.name}: the page shows another output; run python tools/render_docs.py"
     )
 
 

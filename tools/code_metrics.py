@@ -12,7 +12,10 @@ Counts, over ``src/rankclust``:
 * ``private_cross_imports`` -- imports of a private name or module (``_x``) of another
   subpackage (``rankclust.cluster`` importing ``rankclust.models._y`` counts, importing
   ``rankclust.cluster._y`` does not; top-level modules are packages of their own);
-* ``experiment_result_files`` -- files below ``experiments/results``.
+* ``experiment_result_files`` -- files below the ``results/`` folders of ``experiments/``
+  (``experiments/**/results/**``, the stored runs in ``results/raw/`` included);
+* ``experiment_report_files`` -- the same without ``results/raw/``: the tables and figures
+  people read.
 
 Usage: ``python tools/code_metrics.py [--list]`` from the repository root; ``--list`` also
 prints each counted place.
@@ -112,10 +115,13 @@ def measure() -> dict[str, list[str]]:
                         f" ({', '.join(private_names)})" if private_names else ""
                     )
                     found["private_cross_imports"].append(f"{rel}:{node.lineno} {what}")
-    results = ROOT / "experiments" / "results"
-    found["experiment_result_files"] = sorted(
-        str(p.relative_to(ROOT)) for p in results.rglob("*") if p.is_file()
+    results = sorted(
+        p.relative_to(ROOT)
+        for p in (ROOT / "experiments").rglob("*")
+        if p.is_file() and "results" in p.relative_to(ROOT).parts
     )
+    found["experiment_result_files"] = [str(p) for p in results]
+    found["experiment_report_files"] = [str(p) for p in results if "raw" not in p.parts]
     return found
 
 

@@ -64,7 +64,8 @@ def kendall_restricted(order: list[int], tau_pos: np.ndarray) -> int:
 
 
 def test_paper_worked_example_centroid_and_cost():
-    # spec 2.5: D = {(1,2,3), (2,1,3), (1,3)}, items renamed 0..2
+    # worked by hand: D = {(1,2,3), (2,1,3), (1,3)}, items renamed 0..2; the total cost 0.5
+    # equals the closed form 1 * 1 / (1 + 1)
     R = Rankings.from_orderings([[0, 1, 2], [1, 0, 2], [0, 2]], n_items=3)
     C = R.pairwise_counts()
     np.testing.assert_array_equal(C, [[0, 1, 3], [1, 0, 2], [0, 0, 0]])

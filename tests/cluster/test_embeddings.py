@@ -48,7 +48,7 @@ def test_hypersphere_paper_example():
 
 
 def test_hypersphere_chain_example_and_properties(rng):
-    # spec: m = 6, pi = (3, 1, 5) -> (0, 0, -1/sqrt2, 0, 1/sqrt2, 0)
+    # worked by hand: m = 6, pi = (3, 1, 5) -> (0, 0, -1/sqrt2, 0, 1/sqrt2, 0)
     R = Rankings.from_orderings([[2, 0, 4]], n_items=6)
     np.testing.assert_allclose(
         hypersphere_embedding(R)[0], [0, 0, -np.sqrt(0.5), 0, np.sqrt(0.5), 0]

@@ -113,7 +113,7 @@ def test_expected_distance_matches_brute_force(m, theta):
     ],
 )
 def test_expected_distance_spec_table(m, values):
-    # Spec 001 Sec. 2.3, table of g_n(theta) at theta = 0.5, 1, 2, 5, 10
+    # g_n(theta) at theta = 0.5, 1, 2, 5, 10, computed independently (decisions.md C2)
     got = expected_distance(np.array([0.5, 1.0, 2.0, 5.0, 10.0]), m)
     np.testing.assert_allclose(got, values, rtol=2e-6, atol=1e-6)
     assert expected_distance(0.0, m) == m * (m - 1) / 4
@@ -425,7 +425,7 @@ def test_loglik_validation():
 # Proposition 1
 # --------------------------------------------------------------------------------------------
 def test_most_probable_extension_paper_example():
-    # Spec 001 Sec. 2.8: pi = identity, sigma = y2 > y1 > y5 -> y2 > y1 > y3 > y4 > y5, D = 1
+    # Proposition 1 by hand: pi = identity, sigma = y2 > y1 > y5 -> y2 > y1 > y3 > y4 > y5, D = 1
     R = Rankings.from_orderings([[1, 0, 4]], n_items=5)
     ext = most_probable_extension(R, np.arange(5))
     assert ext.to_orderings() == [[1, 0, 2, 3, 4]]

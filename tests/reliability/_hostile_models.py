@@ -1,6 +1,6 @@
 """Hostile model files (issue #16) and a runner that loads them in an isolated interpreter.
 
-Used by ``test_hostile_model_files.py`` and ``experiments/measure_hostile_models.py``.
+Used by ``test_hostile_model_files.py`` and ``experiments/studies/measure_hostile_models.py``.
 
 :func:`build_cases` writes one file per reproducer into a directory: code execution through a
 class or function path, a hook stored in the state, tree child indices pointing far outside

@@ -157,7 +157,7 @@ def test_recovers_blob_rankings(params, p_missing):
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_circle_recovery_smoke():
-    # spec G8: MM-PL with K P = 90 recovers the three class rankings on circle
+    # Table 4 (decisions.md G15, G17): MM-PL with K P = 90 recovers the class rankings on circle
     X, Y, _ = make_circle(2000, random_state=0)
     est = PrototypePLMixture(3, n_prototypes_per_cluster=30, random_state=0).fit(X, Y)
     assert recovered(est) == {(0, 1, 2, 3, 4, 5), (5, 4, 3, 2, 1, 0), (2, 0, 5, 1, 4, 3)}

@@ -376,8 +376,8 @@ class KOMeans(
     iterations. On partial orders of Mallows mixtures with fewer components the two are close.
     On the APA 1998 ballots read as chains (K=3, ``n_init="auto"``, seeds 0..9) k-means++
     reached the lowest objective in every seed, the random partition in 9 of 10 (2 distinct
-    partitions; ``experiments/mixture_seed_stability.py``), so k-means++ is the default; pass
-    ``init="random_partition"`` for the published algorithm.
+    partitions; ``experiments/studies/mixture_seed_stability.py``), so k-means++ is the default;
+    pass ``init="random_partition"`` for the published algorithm.
 
     Complexity: O(n m + sum_i l_i^2 K + K m^2) time per iteration, O(n K + K m^2) memory;
     the k-means++ seeding adds O(K log K sum_i l_i^2) time per restart. Restarts: ``n_init``,

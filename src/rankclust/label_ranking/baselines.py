@@ -124,7 +124,7 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
         constraint keeps pulling the weights: on noisy survey data (SUSHI with the
         respondents' demographics) the averaged perceptron then loses to the one-ranking
         baseline (Kendall tau 0.26 against 0.31), while a cap that binds gives 0.32
-        (``experiments/results/label_ranking_sushi_demographics.md``). The candidates are
+        (``experiments/studies/results/label_ranking_sushi_demographics.md``). The candidates are
         linear models of the same capacity, so the training tau (the objective the
         perceptron does not optimise directly) chooses between them without a held-out
         set. Pass ``alpha=500`` for the paper's configuration.

@@ -413,13 +413,13 @@ class IBLRMallows(_BaseIBLR):
         that no feature dominates the Euclidean distance by its units (survey codes such as
         seconds spent on a form next to a 0/1 gender make the raw distance a distance in
         seconds: on SUSHI with the respondents' demographics IBLR gains 0.013 Kendall tau
-        from it, ``experiments/results/label_ranking_sushi_demographics.md``). The paper
-        measures "Euclidean distance (after normalizing the attributes)"; on its data files
+        from it, ``experiments/studies/results/label_ranking_sushi_demographics.md``). The
+        paper measures "Euclidean distance (after normalizing the attributes)"; on its data files
         (the KEBI sets of :func:`rankclust.datasets.load_label_ranking`, which ship
         normalised) standardising again moves the 16-set averages of Table 2 by +0.001,
         +0.001 and -0.005 (0, 30 and 60 % missing labels; iris, whose features ship scaled
-        to [-1, 1], loses 0.02-0.08: ``experiments/results/label_ranking_cheng2009.md``).
-        ``"none"`` uses the
+        to [-1, 1], loses 0.02-0.08:
+        ``experiments/cheng2009/results/label_ranking_cheng2009.md``). ``"none"`` uses the
         features as given (like scikit-learn's neighbour estimators and scikit-lr), for
         features already on one scale; ``"minmax"`` maps each to [0, 1] (sensitive to
         outliers: min-max on z-scores with outliers cost 0.02-0.035 Kendall tau on bodyfat

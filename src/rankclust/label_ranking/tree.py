@@ -194,7 +194,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         ``u = 1/(1 + theta)`` (0 for a pure child), the same ordering of each child by its
         spread but without the unbounded reward (scikit-lr's choice). The default deviates
         from the literal reading because the paper leaves infinite spreads unresolved and the
-        capped form over-fragments (measured in ``experiments/results``).
+        capped form over-fragments (measured in ``experiments/cheng2009/results``).
     min_node_size_mode : {"examples", "label_occurrences"}, default="examples"
         Reading of the paper's "we stop if the number of labels in a node becomes too small
         ... 2|Y| as a lower bound" (decisions.md C6): stop when the node has fewer than

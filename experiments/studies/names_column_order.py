@@ -8,7 +8,7 @@
    Counts, for every label ranker and supervised clusterer, the predicted rows that do not
    put it last, and whether ``fit`` warned.
 
-Run: ``python experiments/names_column_order.py`` (a few seconds).
+Run: ``python experiments/studies/names_column_order.py`` (a few seconds).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Reproduce Grbovic, Djuric, Guo & Vucetic (2013), supervised clustering of label rankings.
 
-Sections (results accumulate in ``results/supervised_clustering_grbovic2013.json``; the
-markdown report ``results/supervised_clustering_grbovic2013.md`` and the figures are
-re-rendered from everything stored):
+Sections (results accumulate in ``results/raw/supervised_clustering_grbovic2013.json`` and
+the ``--part`` files beside it; the markdown report ``results/supervised_clustering_grbovic2013.md``
+and the figures are re-rendered from everything stored):
 
 * ``recovery`` -- Tables 3-4: the central rankings each method recovers on ``checker`` and
   ``circle`` (K = 3) with 0 %, 30 %, 60 % of the training labels missing;
@@ -12,7 +12,7 @@ re-rendered from everything stored):
   (k = 3) on the training folds; wall time per 5-fold cross-validation;
 * ``render``   -- rewrite the markdown and the figures from the stored results.
 
-Protocol (spec section 7): k-fold cross-validation, labels deleted at random from the
+Protocol (docs/decisions.md G15): k-fold cross-validation, labels deleted at random from the
 *training* folds only (independently per label, seeded per fold), complete test rankings,
 loss_LR on the test folds, Delta_rank (normalised per ranking) and d_knh on the training folds
 with the feature-rule assignment (``labels_``). The paper averages accuracy over 5 x 10-fold
@@ -21,10 +21,10 @@ CV; by default this script runs one 5-fold CV per data set and missing rate (``-
 
 Usage::
 
-    nice python experiments/supervised_clustering_grbovic2013.py recovery
-    nice python experiments/supervised_clustering_grbovic2013.py tables --quick
-    nice python experiments/supervised_clustering_grbovic2013.py tables --missing 0
-    nice python experiments/supervised_clustering_grbovic2013.py render
+    nice python experiments/grbovic2013/supervised_clustering_grbovic2013.py recovery
+    nice python experiments/grbovic2013/supervised_clustering_grbovic2013.py tables --quick
+    nice python experiments/grbovic2013/supervised_clustering_grbovic2013.py tables --missing 0
+    nice python experiments/grbovic2013/supervised_clustering_grbovic2013.py render
 
 Sushi (set A with the 10 user attributes of ``sushi3.udata``) is read from the data home
 (``RANKCLUST_DATA``, default ``../shared/data`` next to the repository) and never copied.
@@ -35,29 +35,26 @@ machine oversubscribed BLAS threads made scikit-learn's k-means 20x slower).
 
 from __future__ import annotations
 
-import os
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.stats import rankdata
+from sklearn.model_selection import KFold
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import data_home, limit_threads, md_row, md_table, paths, platform_line
+from _compare import corrected_resampled_ttest, friedman_nemenyi
 
-import numpy as np  # noqa: E402
-from _compare import corrected_resampled_ttest, friedman_nemenyi  # noqa: E402
-from scipy.optimize import linear_sum_assignment  # noqa: E402
-from scipy.stats import rankdata  # noqa: E402
-from sklearn.model_selection import KFold  # noqa: E402
-
-from rankclust.datasets import fetch_sushi, load_label_ranking  # noqa: E402
-from rankclust.metrics import d_knh, delta_rank, label_ranking_loss  # noqa: E402
-from rankclust.rankings import Rankings  # noqa: E402
-from rankclust.supervised import (  # noqa: E402
+from rankclust.datasets import fetch_sushi, load_label_ranking
+from rankclust.metrics import d_knh, delta_rank, label_ranking_loss
+from rankclust.rankings import Rankings
+from rankclust.supervised import (
     SYNTHETIC_CENTRAL_ORDERS,
     FeatureKMeansRanking,
     NaiveKMeans,
@@ -70,9 +67,9 @@ from rankclust.supervised import (  # noqa: E402
     make_circle,
 )
 
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
-JSON_PATH = RESULTS / "supervised_clustering_grbovic2013.json"
+PATHS = paths(__file__)
+RESULTS = PATHS.results
+JSON_PATH = PATHS.raw / "supervised_clustering_grbovic2013.json"
 MD_PATH = RESULTS / "supervised_clustering_grbovic2013.md"
 
 METHODS = [
@@ -180,7 +177,7 @@ PAPER_SUMMARY = {
         "rank": [None, 5.96, 5.00, 6.96, 5.75, 5.83, 5.33, 4.96, 2.75, 1.75],
         "time": [None, 13.5, 15.8, 10.9, 1.5e3, 10.1e3, 2.4e3, 486, 2.5e3, 228],
     },
-    0.6: {  # Table 8's printed summary rows contain misprints (spec 8.7); recomputed below
+    0.6: {  # Table 8's printed summary rows contain misprints (decisions.md G16); recomputed below
         "average": [None, 0.315, 0.311, 0.345, 0.328, 0.323, 0.325, 0.319, 0.292, 0.276],
         "rank": [None, 5.17, 4.08, 6.96, 6.33, 5.67, 6.67, 5.42, 2.96, 1.33],
         "time": [None, 13.8, 16.4, 11.6, 1.4e3, 10e3, 2.2e3, 460, 2.6e3, 188],
@@ -219,12 +216,6 @@ def make_estimator(method: str, K: int, seed: int):
         "RT_prun_leaves": lambda: RankTree(K, mode="prune", max_leaves=K, random_state=seed),
         "MM-PL": lambda: PrototypePLMixture(K, n_prototypes_per_cluster=P, random_state=seed),
     }[method]()
-
-
-def data_home() -> Path:
-    """``RANKCLUST_DATA``, default ``../shared/data`` next to the repository."""
-    env = os.environ.get("RANKCLUST_DATA")
-    return Path(env) if env else HERE.parent.parent / "shared" / "data"
 
 
 def load(name: str) -> tuple[np.ndarray, Rankings, int] | None:
@@ -314,8 +305,8 @@ def recovery(store: dict, methods: list[str]) -> None:
 def _matched(labels: np.ndarray, y: np.ndarray, orders: list) -> list[bool]:
     """Cluster k recovered: its ranking is the true ranking of the class matched to it.
 
-    Clusters and classes are matched by the Hungarian algorithm on their overlap (spec 8.2:
-    "bold" marks a correct ranking in the matching region).
+    Clusters and classes are matched by the Hungarian algorithm on their overlap (decisions.md
+    G17: "bold" marks a correct ranking in the matching region).
     """
     K = len(orders)
     overlap = np.zeros((K, 3))
@@ -370,13 +361,13 @@ _STORE_PATH = [JSON_PATH]
 
 
 def save(store: dict) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    _STORE_PATH[0].parent.mkdir(parents=True, exist_ok=True)
     _STORE_PATH[0].write_text(json.dumps(store, indent=1))
 
 
 def merge_parts(store: dict) -> dict:
     """Fold the results of ``--part`` runs (``<name>.<part>.json``) into the main store."""
-    for path in sorted(RESULTS.glob(JSON_PATH.stem + ".*.json")):
+    for path in sorted(JSON_PATH.parent.glob(JSON_PATH.stem + ".*.json")):
         part = json.loads(path.read_text())
         for section in ("tables", "recovery"):
             for key, cell in part.get(section, {}).items():
@@ -425,7 +416,7 @@ def render(store: dict, base: dict | None = None) -> None:
              for m, v in cell.items() if m != "_meta" and v.get("time", 0) >= 0.1 and "wall" in v]  # fmt: skip
     q1, med, q3 = np.percentile(ratio, [25, 50, 75]) if ratio else (np.nan,) * 3
     lines += [
-        "Generated by `experiments/supervised_clustering_grbovic2013.py` "
+        "Generated by `experiments/grbovic2013/supervised_clustering_grbovic2013.py` "
         f"(commands: {', '.join(f'`{c}`' for c in meta.get('commands', []))}). "
         f"Machine: {meta.get('machine', '?')}; single-threaded, `nice`d, on a machine shared "
         "with other jobs (load average 6-12 on 2 cores during the runs). Times are the CPU "
@@ -442,7 +433,7 @@ def render(store: dict, base: dict | None = None) -> None:
         "",
     ]
     lines += [
-        "Paper tables embedded in the script, checked (spec 2.7 / 8.7): " + paper_check(),
+        "Paper tables embedded in the script, checked (decisions.md G16): " + paper_check(),
         "",
     ]
     rec = store.get("recovery", {})
@@ -453,7 +444,7 @@ def render(store: dict, base: dict | None = None) -> None:
         lines += ["True class rankings: 123456, 654321, 316254. **bold** = the true ranking "
                   "of the class matched to the cluster (Hungarian matching on overlap).", ""]  # fmt: skip
         meths = [m for m in METHODS if m != "1 Rank"]
-        lines += ["| missing | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+        lines += md_table(("missing", *meths))
         for p in MISSING:
             cell = rec.get(f"{name}|{p}")
             if cell is None:
@@ -467,7 +458,7 @@ def render(store: dict, base: dict | None = None) -> None:
                         continue
                     s = "".join(str(i + 1) for i in c["orders"][k])
                     row.append(f"**{s}**" if c["matched"][k] else s)
-                lines.append("| " + " | ".join(row) + " |")
+                lines.append(md_row(row))
         n_ok = {m: sum(sum(rec[f"{name}|{p}"][m]["matched"]) for p in MISSING
                        if f"{name}|{p}" in rec and m in rec[f"{name}|{p}"]) for m in meths}  # fmt: skip
         lines += ["| recovered (of 9) | " + " | ".join(str(n_ok[m]) for m in meths) + " |", ""]
@@ -486,7 +477,7 @@ def render(store: dict, base: dict | None = None) -> None:
         folds = sorted({(v["folds"], v["reps"]) for v in metas.values()})
         lines += [f"{len(names)} data sets; CV: " + ", ".join(f"{r} x {f}-fold" for f, r in folds)
                   + ". Cells: ours / (paper); bold = best of ours in the row.", ""]  # fmt: skip
-        lines += ["| data | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+        lines += md_table(("data", *meths))
         ours = np.array([[res[f"{n}|{p}"][m]["loss_mean"] for m in meths] for n in names])
         paper = np.array([[PAPER[p][n][i] if PAPER[p][n][i] is not None else np.nan
                            for i in pidx] for n in names])  # fmt: skip
@@ -500,7 +491,7 @@ def render(store: dict, base: dict | None = None) -> None:
                     s = f"**{s}**"
                 pv = paper[r, c]
                 cells.append(s + ("" if np.isnan(pv) else f" ({pv:.3f})"))
-            lines.append(f"| {PAPER_NAMES.get(n, n)} | " + " | ".join(cells) + " |")
+            lines.append(md_row((PAPER_NAMES.get(n, n), *cells)))
         avg = ours.mean(axis=0)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -615,7 +606,7 @@ def render(store: dict, base: dict | None = None) -> None:
               "length^2 and the paper's gamma0 = 0.03 belongs to its own feature scale. With "
               "standardised features and sigma0^2 = total variance = d the step was the "
               "fraction 0.03/d of the way to x_n at the start, d times smaller than under the "
-              "spec's reading sigma0 = 1. Diagnosis (fold 0, complete rankings): after 100 "
+              "per-feature reading sigma0 = 1 (decisions.md G10). Diagnosis (fold 0, complete rankings): after 100 "
               "epochs the training loss_LR was still falling and the prototypes had moved a "
               "median 0.05 (iris, wine) and 0.07 (glass) standardised units, less than a third "
               "of their spacing; the test loss fell with larger steps on every small set "
@@ -776,7 +767,7 @@ def paper_protocol_section(res: dict, p: float = 0.0, folds: int = 10, reps: int
              "in the row. The rows 'avg. rank' use the paper's convention (ranks of the "
              "three-decimal values, ties share the lowest rank); the row '1 x 5-fold run' is "
              "the average rank of the same methods in the one 5-fold CV of Table 6 above.", ""]  # fmt: skip
-    lines += ["| data | " + " | ".join(meths) + " |", "|---" * (len(meths) + 1) + "|"]
+    lines += md_table(("data", *meths))
     for r, n in enumerate(names):
         best = ours[r].min()
         row = []
@@ -784,7 +775,7 @@ def paper_protocol_section(res: dict, p: float = 0.0, folds: int = 10, reps: int
             v = f"{ours[r, c]:.3f}"
             row.append((f"**{v}**" if ours[r, c] - best < 5e-4 else v)
                        + ("" if np.isnan(paper[r, c]) else f" ({paper[r, c]:.3f})"))  # fmt: skip
-        lines.append(f"| {PAPER_NAMES.get(n, n)} | " + " | ".join(row) + " |")
+        lines.append(md_row((PAPER_NAMES.get(n, n), *row)))
     prk = [c for c in range(len(meths)) if not np.isnan(paper[:, c]).any()]
     pranks = np.full(len(meths), np.nan)
     pranks[prk] = _avg_ranks(paper[:, prk])
@@ -1228,17 +1219,18 @@ def main(argv: list[str] | None = None) -> None:
                     help="store results in <name>.<part>.json (for runs in parallel); "
                     "'render' merges the parts")  # fmt: skip
     args = ap.parse_args(argv)
+    # one BLAS/OpenMP thread: on a shared 2-core machine oversubscribed BLAS threads made
+    # scikit-learn's k-means 20x slower
+    limit_threads(1)
     if args.part:
-        _STORE_PATH[0] = RESULTS / f"{JSON_PATH.stem}.{args.part}.json"
+        _STORE_PATH[0] = JSON_PATH.parent / f"{JSON_PATH.stem}.{args.part}.json"
     if args.quick:
         args.folds = 3
         args.datasets = args.datasets or ["iris", "wine", "glass", "stock", "vehicle", "circle"]
     path = _STORE_PATH[0]
     store = {} if args.fresh or not path.exists() else json.loads(path.read_text())
     meta = store.setdefault("meta", {})
-    meta["machine"] = (
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
+    meta["machine"] = platform_line()
     cmds = meta.setdefault("commands", [])
     cmd = "python " + " ".join([Path(sys.argv[0]).name, *(argv or sys.argv[1:])])
     if cmd not in cmds:

@@ -1,7 +1,7 @@
 """Reproduce the benchmark tables (III-VI) and the sentiment constraint curves of Xiao, Liu & Hao
 (2016), "A maximum margin approach for semisupervised ordinal regression clustering".
 
-Protocol (paper §IV, reading aid §5 and §8):
+Protocol (paper §IV; the choices it leaves open: docs/decisions.md X8-X10):
 
 * Chu's benchmark sets, 5 levels; features standardised; Gaussian kernel through a Nyström map
   (the same map for every kernel method); k = 5.
@@ -12,7 +12,7 @@ Protocol (paper §IV, reading aid §5 and §8):
   method's own side information and scored on the held-out 20 % (fraction of held-out ranking
   pairs put in strictly the right order for M2SORC; fraction of held-out must-/cannot-links
   satisfied for the others); the winner is refitted on all pairs. The paper does not say how it
-  selected parameters (reading aid §8 item 13). The grids are the paper's (C, kernel width,
+  selected parameters (decisions.md X10). The grids are the paper's (C, kernel width,
   M2SORC's balance l, SMMCPC's lambda), thinned for time (see ``--help``). ``--select once``
   (default) selects once per set on a separate draw of constraints (seed 999) and uses the
   winner for every realisation; ``--select each`` selects inside every realisation.
@@ -22,9 +22,10 @@ Protocol (paper §IV, reading aid §5 and §8):
   MPCKMeans; re-implementations, see :mod:`rankclust.ordinal.baselines`) and k-means as an
   unconstrained floor.
 
-Run ``python experiments/ordinal_clustering_xiao2016.py --help``; results are written as
-markdown to ``experiments/results/ordinal_clustering_xiao2016.md`` (raw numbers next to it as
-JSON). Data are read from ``$RANKCLUST_DATA`` (never copied into the repository).
+Run ``python experiments/xiao2016/ordinal_clustering_xiao2016.py --help``; results are written
+as markdown to ``experiments/xiao2016/results/ordinal_clustering_xiao2016.md`` (raw numbers as
+JSON in ``results/raw/``). Data are read from ``$RANKCLUST_DATA``, else ``../shared/data`` beside
+the repository (never copied into the repository).
 """
 
 from __future__ import annotations
@@ -43,14 +44,17 @@ from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import data_home, md_row, md_table, paths, write_json
+
 from rankclust.ordinal import M2SORC, link_constraints_from_labels, ranking_pairs_from_labels
 from rankclust.ordinal._data import fetch_amazon_sentiment, fetch_ordinal_regression
 from rankclust.ordinal.baselines import CPCMMC, CPMMC, SMMCPC, WSVORC, MPCKMeans
 from rankclust.ordinal.evaluation import ordinal_clustering_scores
 
-HERE = Path(__file__).resolve().parent
-if "RANKCLUST_DATA" not in os.environ and (HERE.parent.parent / "shared" / "data").is_dir():
-    os.environ["RANKCLUST_DATA"] = str(HERE.parent.parent / "shared" / "data")
+PATHS = paths(__file__)
+if "RANKCLUST_DATA" not in os.environ and data_home().is_dir():
+    os.environ["RANKCLUST_DATA"] = str(data_home())
 
 # Paper order of Table II; the binning that matches the paper's balanced/imbalanced remarks.
 DATASETS = [
@@ -65,7 +69,7 @@ DATASETS = [
     ("Stock", "stock", "equal_length"),
     ("Triazines", "triazines", "equal_length"),
 ]
-# The only table cells recoverable from the paper (reading aid §7.1): the AutoMPG MAE row.
+# The only table cells recoverable from the paper (decisions.md X9): the AutoMPG MAE row.
 PAPER_MAE = {
     "AutoMPG": {
         "M2SORC": 0.544,
@@ -292,9 +296,7 @@ def benchmark(args):
                     flush=True,
                 )
             res["methods"][method] = runs
-            Path(args.json).write_text(
-                json.dumps({"config": vars(args), "results": results}, indent=1)
-            )
+            write_json(Path(args.json), {"config": vars(args), "results": results})
     return results
 
 
@@ -478,8 +480,7 @@ def write_markdown(results, args, amazon=None):
         ]
         if metric == "mae":
             head.append("paper (AutoMPG only)")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
+        lines += md_table(head)
         # runs of a set under a label suffix (e.g. full size) are counted separately
         wins = {}
         for label, res in results.items():
@@ -509,7 +510,7 @@ def write_markdown(results, args, amazon=None):
                 row.append(
                     ", ".join(f"{k} {v}" for k, v in pm.items()) if pm else "lost in the source"
                 )
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append(md_row(row))
         lines.append("")
         for suffix, tally in wins.items():
             which = f" (rows labelled '{suffix.strip()}')" if suffix else ""
@@ -522,8 +523,7 @@ def write_markdown(results, args, amazon=None):
     lines += [
         "## Selected hyper-parameters (label-free, on the held-out side information)",
         "",
-        "| data set | " + " | ".join(SHOWN[m] for m in methods) + " |",
-        "|" + "---|" * (len(methods) + 1),
+        *md_table(("data set", *(SHOWN[m] for m in methods))),
     ]
     for label, res in results.items():
         row = [label]
@@ -534,7 +534,7 @@ def write_markdown(results, args, amazon=None):
             row.append(
                 ", ".join(f"{k}={v:g}" for k, v in sel["params"].items()) or "–" if sel else "–"
             )
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append(md_row(row))
     lines += [
         "",
         "## Time, CCCP iterations and cluster sizes (M2SORC)",
@@ -557,8 +557,7 @@ def write_markdown(results, args, amazon=None):
         "",
         "CPU seconds per realisation, every method (refit only when selection is `once`):",
         "",
-        "| data set | " + " | ".join(SHOWN[m] for m in methods) + " |",
-        "|" + "---|" * (len(methods) + 1),
+        *md_table(("data set", *(SHOWN[m] for m in methods))),
     ]
     for label, res in results.items():
         row = [label]
@@ -567,7 +566,7 @@ def write_markdown(results, args, amazon=None):
             row.append(
                 f"{np.mean([r.get('cpu_seconds', np.nan) for r in runs]):.2f}" if runs else "–"
             )
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append(md_row(row))
     if amazon:
         lines += ["", "## Amazon polarity (k = 2): MZE against the number of constraints", ""]
         for domain, rows in amazon.items():
@@ -633,8 +632,8 @@ def main(argv=None):
     ap.add_argument("--amazon-counts", type=int, nargs="*", default=[50, 150, 450, 1000, 2000])
     ap.add_argument("--amazon-pca", type=int, default=50)
     ap.add_argument("--amazon-methods", nargs="*", default=["m2sorc", "mpckmeans", "kmeans"])
-    ap.add_argument("--out", default=str(HERE / "results" / "ordinal_clustering_xiao2016.md"))
-    ap.add_argument("--json", default=str(HERE / "results" / "ordinal_clustering_xiao2016.json"))
+    ap.add_argument("--out", default=str(PATHS.results / "ordinal_clustering_xiao2016.md"))
+    ap.add_argument("--json", default=str(PATHS.raw / "ordinal_clustering_xiao2016.json"))
     ap.add_argument(
         "--render",
         nargs="*",

@@ -5,24 +5,25 @@ against the share of partial rankings), Fig. 2 (bootstrap variance of the disper
 APA data) and the APA 1980 analysis (BIC over K = 1..8 for the Mallows and Plackett-Luce
 mixtures, the chosen clusters, and what changes when partial ballots are dropped).
 
-Settings the paper does not state follow the reading aid (``shared/specs/003_...md``, §8):
-cluster sizes ``round(n c)`` with non-uniform ``c = (0.5, 0.3, 0.2)`` (A7); Table 1 lengths
-uniform on {1, 2, 3, 5} (the Fig. 1 law); Table 2 lengths uniform on {1..19} (19 = complete),
-centres uniform on S(20), lambda = 1, ``c`` uniform; errors after Hungarian matching of the
-centres (A8): Table 1 mean squared errors of ``c`` and ``lambda`` at the true K, K-hat by BIC
-with ``p = 2K - 1`` (A9); Table 2 mean Kendall distance of the centres and mean absolute
-error of lambda, mean +- sd over repetitions.
+Settings the paper does not state are chosen in docs/decisions.md B3-B6: cluster sizes
+``round(n c)`` with non-uniform ``c = (0.5, 0.3, 0.2)``; Table 1 lengths uniform on
+{1, 2, 3, 5} (the Fig. 1 law); Table 2 lengths uniform on {1..19} (19 = complete), centres
+uniform on S(20), lambda = 1, ``c`` uniform; errors after Hungarian matching of the centres:
+Table 1 mean squared errors of ``c`` and ``lambda`` at the true K, K-hat by BIC with
+``p = 2K - 1`` (B4); Table 2 mean Kendall distance of the centres and mean absolute error of
+lambda, mean +- sd over repetitions.
 
 Usage::
 
-    nice .venv/bin/python experiments/mixture_busse2007.py            # full run
-    nice .venv/bin/python experiments/mixture_busse2007.py --quick    # few repetitions
+    nice .venv/bin/python experiments/busse2007/mixture_busse2007.py            # full run
+    nice .venv/bin/python experiments/busse2007/mixture_busse2007.py --quick    # few repetitions
     ... --only table2 --json A.json      # parts (also: apa apa50 table1 spikes fig1 fig2)
     ... --only table1 --table1-c uniform --json B1.json   # Table 1, one c per process
     ... --merge A.json B1.json ...       # merge parts, write the markdown
+    ... --render                         # only the markdown and figures from the stored JSON
 
-Writes ``experiments/results/mixture_busse2007.{md,json}`` (and PNG figures when matplotlib
-is available).
+Writes ``experiments/busse2007/results/mixture_busse2007.md`` (and PNG figures when
+matplotlib is available) from ``results/raw/mixture_busse2007.json``.
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import data_home, paths, write_json
 
 from rankclust import Rankings
 from rankclust.cluster.baselines import CompletionMallowsMixture, RestrictedLengthMixture
@@ -46,10 +51,11 @@ from rankclust.datasets import fetch_apa
 from rankclust.distances import pairwise_distances
 from rankclust.models.mallows import mallows_loglik
 
-OUT = Path(__file__).resolve().parent / "results"
-_SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-if _SHARED.is_dir():  # the data home of the development machines (DESIGN.md §7)
-    os.environ.setdefault("RANKCLUST_DATA", str(_SHARED))
+PATHS = paths(__file__)
+OUT = PATHS.results
+JSON_PATH = PATHS.raw / "mixture_busse2007.json"
+if data_home().is_dir():  # the data home of the development machines (DESIGN.md §7)
+    os.environ.setdefault("RANKCLUST_DATA", str(data_home()))
 warnings.simplefilter("ignore")  # convergence notes of individual fits are summarised instead
 
 
@@ -63,7 +69,7 @@ def orderings_to_positions(orders):
     return np.asarray(out)
 
 
-# the concrete centre configurations of the reading aid (§6.1), verified in the tests
+# concrete centres with the printed pairwise distances (decisions.md B5), verified in the tests
 TABLE1_CENTERS = {
     "[2, 9, 9]": orderings_to_positions([(1, 2, 3, 4, 5), (1, 2, 4, 5, 3), (5, 3, 4, 2, 1)]),
     "[8, 6, 6]": orderings_to_positions([(1, 2, 3, 4, 5), (3, 5, 4, 2, 1), (1, 5, 4, 3, 2)]),
@@ -559,7 +565,7 @@ def table1_note(res: dict) -> str:
         f"{n_within} of {len(hi)} rows (MSE λ̂ {min(r['me']['mse_lambda'] for r in hi):.3f}–"
         f"{max(r['me']['mse_lambda'] for r in hi):.3f}; MSE ĉ ≤ "
         f"{max(r['me']['mse_c'] for r in hi):.3f}). At λ = 0.5 BIC chooses K̂ = 1 or 2 (the "
-        "paper: 1), the errors are computed at the true K = 3 (reading aid A8) and the mean "
+        "paper: 1), the errors are computed at the true K = 3 (decisions.md B6) and the mean "
         "MSE of λ̂ is dominated by a few fits with a *spike*: a small component, a handful "
         "of repeated rankings, with a large λ̂ "
         f"({sum(r['me']['spikes'] for r in lo)} of {len(lo) * t1['reps']} fits; the median "
@@ -665,7 +671,7 @@ def write_markdown(res: dict, args) -> str:
     L = ["# Busse, Orbanz & Buhmann (2007) — heterogeneous rank data: reproduction", ""]
     L += [
         "Commands (one after another, then merged): `nice -n 15 .venv/bin/python "
-        "experiments/mixture_busse2007.py --only table2 --reps 20 20 3 20 20 --json A.json`, "
+        "experiments/busse2007/mixture_busse2007.py --only table2 --reps 20 20 3 20 20 --json A.json`, "
         "`... --only apa apa50 --json A2.json`, "
         "`... --only fig1 fig2 --reps 20 20 3 20 20 --json C.json`, "
         "`... --only table1 --reps 20 20 3 20 20 --table1-c uniform --json B1.json` and "
@@ -677,7 +683,7 @@ def write_markdown(res: dict, args) -> str:
         "section states) is one round of that many short EM starts (`init_iter=5`), the most "
         "likely ones continued to convergence and the kept run continued at a tighter "
         "tolerance; `select_k` still grows each K from the K - 1 fit. Settings the "
-        "paper leaves open follow the reading aid §8 (see the "
+        "paper leaves open follow docs/decisions.md B3-B6 (see also the "
         "script's docstring). `ME` = our `MallowsMixture` (maximum-entropy top-t likelihood), "
         "`complete only` = the same mixture on the complete rankings, `Beckett` = "
         "`CompletionMallowsMixture` (hard = maximum-likelihood completions, sample = one exact "
@@ -893,12 +899,20 @@ def main() -> None:
         metavar="N",
         help="repetitions: Table 1, Table 2, Table 2 Beckett, Fig. 1, Fig. 2 boots",
     )
-    ap.add_argument("--json", default=None, help="results JSON (default results/...json)")
+    ap.add_argument("--json", default=None, help="results JSON (default results/raw/...json)")
     ap.add_argument("--merge", nargs="*", default=None, help="merge these JSON files, write md")
     ap.add_argument(
         "--table1-c", nargs="*", default=None, help="Table 1: only these c (to run in parallel)"
     )
+    ap.add_argument(
+        "--render", action="store_true", help="only write the markdown and figures from the JSON"
+    )
     args = ap.parse_args()
+    if args.render:
+        res = json.loads(JSON_PATH.read_text())
+        (OUT / "mixture_busse2007.md").write_text(write_markdown(res, args))
+        plot(res)
+        return
     if args.merge:
         res = {}
         for path in args.merge:
@@ -908,7 +922,7 @@ def main() -> None:
                 part["table1"]["rows"] = res["table1"]["rows"] + part["table1"]["rows"]
             res.update(part)
             res["seconds"] = res.get("seconds", 0.0) + secs
-        (OUT / "mixture_busse2007.json").write_text(json.dumps(res, indent=1, default=float))
+        write_json(JSON_PATH, res, default=float)
         (OUT / "mixture_busse2007.md").write_text(write_markdown(res, args))
         plot(res)
         return
@@ -917,7 +931,7 @@ def main() -> None:
         reps1, reps2, bk2, reps_f1, boots = args.reps
     todo = set(args.only or ["table1", "table2", "fig1", "fig2", "apa"])
     OUT.mkdir(exist_ok=True)
-    path_json = Path(args.json) if args.json else OUT / "mixture_busse2007.json"
+    path_json = Path(args.json) if args.json else JSON_PATH
     res = json.loads(path_json.read_text()) if path_json.exists() and args.only else {}
     t0 = time.perf_counter()
     apa = fetch_apa()
@@ -939,7 +953,7 @@ def main() -> None:
         res["fig2"] = fig2(apa, 3, boots)
     res["seconds"] = res.get("seconds", 0.0) if args.only else 0.0
     res["seconds"] += time.perf_counter() - t0
-    path_json.write_text(json.dumps(res, indent=1, default=float))
+    write_json(path_json, res, default=float)
     if not args.json:
         (OUT / "mixture_busse2007.md").write_text(write_markdown(res, args))
         plot(res)

@@ -18,8 +18,8 @@ refusals can be documented too. Progress and timing lines (standard error) are n
 
 Usage (from the repository root)::
 
-    python experiments/render_docs.py           # rewrite every block that changed
-    python experiments/render_docs.py --check   # list differing blocks, exit 1 if any
+    python tools/render_docs.py           # rewrite every block that changed
+    python tools/render_docs.py --check   # list differing blocks, exit 1 if any
 
 ``tests/test_docs_output.py`` runs the same check, so a changed default changes the docs in
 the same commit.

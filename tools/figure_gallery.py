@@ -15,17 +15,14 @@ was rendered on:
   ranking data set here has 20 items), to show the pairwise grid at m = 20.
 
 Data (PrefLib) are read from ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository.
-Usage: ``python experiments/figure_gallery.py [--out docs/figures]``; about one minute.
+Usage: ``python tools/figure_gallery.py [--out docs/figures]``; about one minute.
 """
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 import argparse
 import io
+import os
 import time
 import warnings
 from pathlib import Path
@@ -37,6 +34,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
+from threadpoolctl import threadpool_limits
 
 from rankclust.cluster import ChainKMeans, MallowsMixture, randomization_test, select_k
 from rankclust.datasets import load_label_ranking, make_mallows_mixture
@@ -96,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(HERE.parent / "docs" / "figures"))
     args = parser.parse_args()
+    threadpool_limits(limits=1)  # one BLAS/OpenMP thread: the fits are small
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     written: list = []

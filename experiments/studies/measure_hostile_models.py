@@ -10,7 +10,7 @@ leak into it) and the wall time (interpreter start included, about 0.3-1.5 s).
 Run from the repository root::
 
     git worktree add /tmp/base 5dd8667
-    .venv/bin/python experiments/measure_hostile_models.py /tmp/base/src src
+    .venv/bin/python experiments/studies/measure_hostile_models.py /tmp/base/src src
 
 The code-execution reproducers only ``touch`` a file and truncate a victim file inside the
 scratch directory.
@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
 
 from tests.reliability._hostile_models import build_cases, run_case
 

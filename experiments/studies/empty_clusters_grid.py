@@ -6,7 +6,7 @@ Prints, per method, the runs whose labels_ leave a cluster in 0..n_clusters_-1 e
 runs that return fewer than K clusters (and whether a warning said so). For the mixtures an
 "empty" component is one that wins no ranking under the MAP rule (its weight is positive).
 
-    python experiments/empty_clusters_grid.py [METHOD ...]
+    python experiments/studies/empty_clusters_grid.py [METHOD ...]
 
 Before (commit 0caef00) -> after, runs with an empty cluster of 48: rt-iter 14 -> 0,
 komeans-rt 14 -> 0 (14 return fewer clusters, each warned), every other supervised
