@@ -795,6 +795,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("R has zero total weight")
         return float(np.dot(w, loglik_rows(choice_stages(R), self.scores_)) / w.sum())
 
+    @validate_arguments({"size": [Interval(Integral, 0, None)]})
     def sample(
         self,
         size: int,
@@ -818,8 +819,6 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             Complete rankings, or top-k lists of kind ``"top"``.
         """
         check_is_fitted(self, "scores_")
-        if isinstance(size, bool) or not isinstance(size, Integral) or size < 0:
-            raise ValueError(f"size must be a non-negative integer, got {size!r}")
         m = self.n_items_
         rng = (
             random_state
