@@ -220,7 +220,7 @@ def test_max_distance_values_and_errors():
     assert max_distance("footrule", 5) == 12
     assert max_distance("cayley", 5) == 4
     assert max_distance("hamming", 5) == 5
-    with pytest.raises(ValueError, match="metric must be one of"):
+    with pytest.raises(ValueError, match="parameter 'metric' must be a str among"):
         max_distance("euclid", 3)
     with pytest.raises(ValueError, match="n_items"):
         max_distance("kendall", -1)
@@ -585,9 +585,9 @@ def test_complete_only_metrics_reject_partial_and_tied_rows(metric):
 
 def test_clear_errors_on_bad_input():
     R = Rankings([[0, 1, 2]])
-    with pytest.raises(ValueError, match="metric must be one of"):
+    with pytest.raises(ValueError, match="parameter 'metric' must be a str among"):
         pairwise_distances(R, metric="euclidean")
-    with pytest.raises(ValueError, match="metric must be one of"):
+    with pytest.raises(ValueError, match="parameter 'metric' must be a str among"):
         paired_distances(R, R, metric="tau")
     with pytest.raises(ValueError, match="R2 has 4 items, expected 3"):
         pairwise_distances(R, Rankings([[0, 1, 2, 3]]))
@@ -607,9 +607,11 @@ def test_clear_errors_on_bad_input():
         kendall_distance([0, 0.5], [0, 1])
     with pytest.raises(TypeError, match="integer positions"):
         kendall_distance(["a", "b"], [0, 1])
-    with pytest.raises(TypeError, match="normalize must be a bool"):
+    with pytest.raises(
+        TypeError, match="kendall_distances: parameter 'normalize' must be boolean"
+    ):
         kendall_distances(R, [0, 1, 2], normalize="yes")
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="kendall_distance: parameter 'kind' must be a str among"):
         kendall_distance([0, 1], [1, 0], kind="bottom")
     with pytest.raises(ValueError, match="row 0: negative rank"):
         pairwise_distances([[1, -2, 3]])

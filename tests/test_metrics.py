@@ -222,7 +222,7 @@ def test_delta_rank_brute_force_and_weights(rng):
 
 def test_delta_rank_errors():
     Y = [[1, 2, 3]]
-    with pytest.raises(ValueError, match="normalize must be one of"):
+    with pytest.raises(ValueError, match="delta_rank: parameter 'normalize' must be a str among"):
         delta_rank(Y, [0], [[0, 1, 2]], normalize="kendall")
     with pytest.raises(ValueError, match=r"labels must lie in 0\.\.0"):
         delta_rank(Y, [1], [[0, 1, 2]])
@@ -282,7 +282,9 @@ def test_d_knh_duplicates_and_singletons():
 
 
 def test_feature_measure_errors():
-    with pytest.raises(ValueError, match="k must be a positive integer"):
+    with pytest.raises(
+        ValueError, match=r"d_knh: parameter 'k' must be an int in the range \[1, inf\]"
+    ):
         d_knh([[0.0], [1.0]], [0, 0], k=0)
     with pytest.raises(ValueError, match=r"labels must have shape \(2,\)"):
         d_feat([[0.0], [1.0]], [0])

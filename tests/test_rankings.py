@@ -141,13 +141,15 @@ def test_constructor_errors():
         Rankings([[0.0, np.nan]])
     with pytest.raises(ValueError, match="below -1"):
         Rankings([[0, -3]])
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="Rankings: parameter 'kind' must be a str among"):
         Rankings([[0, 1]], kind="partial")
     with pytest.raises(TypeError, match="numeric"):
         Rankings([["a", "b"]])
-    with pytest.raises(ValueError, match="row 1: negative weight"):
+    with pytest.raises(
+        ValueError, match=r"weights must be finite and non-negative; row 1 has -2\.0"
+    ):
         Rankings([[0, 1], [1, 0]], weights=[1, -2])
-    with pytest.raises(ValueError, match="row 0: weight is NaN"):
+    with pytest.raises(ValueError, match="weights must be finite and non-negative; row 0 has nan"):
         Rankings([[0, 1]], weights=[np.nan])
     with pytest.raises(ValueError, match=r"weights must have shape \(2,\)"):
         Rankings([[0, 1], [1, 0]], weights=[1])

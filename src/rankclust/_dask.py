@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from rankclust._param_validation import check_sample_weight, check_weight_shape
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
@@ -370,10 +371,8 @@ def _max_item(part: Any) -> int:
 
 
 def _with_sample_weight(R: Rankings, sw: Any) -> Rankings:
-    sw = np.asarray(sw, dtype=np.float64)
-    if sw.shape != (R.n_rankings,) or not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite non-negative numbers, one per ranking")
-    return R.with_weights(R.weights * sw)
+    # (rows are numbered within the chunk in error messages)
+    return R.with_weights(R.weights * check_sample_weight(sw, R.n_rankings))
 
 
 @dataclass
@@ -444,8 +443,7 @@ class ChunkedRankings:
         w_blocks = [None] * len(row_chunks)
         if weights is not None:
             w = da.asarray(weights).astype(np.float64)
-            if w.shape != (X.shape[0],):
-                raise ValueError(f"weights must have shape ({X.shape[0]},), got {w.shape}")
+            check_weight_shape(w.shape, X.shape[0], name="weights")
             w_blocks = list(w.rechunk((row_chunks,)).to_delayed().ravel())
         starts = np.concatenate([[0], np.cumsum(row_chunks)[:-1]])
         items = None if items is None else tuple(items)
@@ -638,8 +636,7 @@ def as_chunked(
         return CR
     sizes = CR.chunk_sizes
     sw = dask.array.asarray(sample_weight).astype(np.float64)
-    if sw.shape != (sum(sizes),):
-        raise ValueError(f"sample_weight must have shape ({sum(sizes)},), got {sw.shape}")
+    check_weight_shape(sw.shape, sum(sizes))
     sw_blocks = list(sw.rechunk((tuple(sizes),)).to_delayed().ravel())
     chunks = [
         dask.delayed(_with_sample_weight)(c, b) for c, b in zip(CR.chunks, sw_blocks, strict=True)

@@ -50,11 +50,18 @@ Kemeny, J. G. (1959). Mathematics without numbers. Daedalus 88, 577-591.
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 from typing import Any
 
 import numba
 import numpy as np
 
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    check_sample_weight,
+    validate_arguments,
+)
 from rankclust.rankings import check_rankings
 
 __all__ = [
@@ -523,12 +530,7 @@ def _combined_weights(R: Any, sample_weight: Any) -> tuple[Any, np.ndarray]:
     R = check_rankings(R)
     w = R.weights
     if sample_weight is not None:
-        sw = np.asarray(sample_weight, dtype=np.float64)
-        if sw.shape != (R.n_rankings,):
-            raise ValueError(f"sample_weight must have shape ({R.n_rankings},), got {sw.shape}")
-        if not np.isfinite(sw).all() or (sw < 0).any():
-            raise ValueError("sample_weight must be finite and non-negative")
-        w = w * sw
+        w = w * check_sample_weight(sample_weight, R.n_rankings)
     return R, w
 
 
@@ -728,6 +730,12 @@ def kemeny_exact(C: Any, *, return_cost: bool = False) -> np.ndarray | tuple[np.
     return center
 
 
+@validate_arguments(
+    {
+        "moves": [StrOptions({"insertion", "adjacent"})],
+        "max_iter": [None, Interval(Integral, 0, None)],
+    }
+)
 def kemeny_local_search(
     C: Any,
     init: Any = None,
@@ -796,12 +804,6 @@ def kemeny_local_search(
     """
     C = _check_counts(C)
     m = C.shape[0]
-    if moves not in ("insertion", "adjacent"):
-        raise ValueError(f"moves must be 'insertion' or 'adjacent', got {moves!r}")
-    if max_iter is not None and (
-        isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 0
-    ):
-        raise ValueError(f"max_iter must be None or a non-negative int, got {max_iter!r}")
     pos = _initial_center(C, init)
     order = np.empty(m, dtype=np.int64)
     order[pos] = np.arange(m, dtype=np.int64)
@@ -840,6 +842,7 @@ def _initial_center(C: np.ndarray, init: Any) -> np.ndarray:
     return _check_center(init, m, name="init").copy()
 
 
+@validate_arguments({"method": [StrOptions({"auto", "exact", "local"})]})
 def kemeny(
     C: Any,
     method: str = "auto",
@@ -896,8 +899,6 @@ def kemeny(
     >>> kemeny(R.pairwise_counts())
     array([0, 1, 2, 3])
     """
-    if method not in ("auto", "exact", "local"):
-        raise ValueError(f"method must be 'auto', 'exact' or 'local', got {method!r}")
     C = _check_counts(C)
     if resolve_center_method(method, C.shape[0]) == "exact":
         return kemeny_exact(C, return_cost=return_cost)
@@ -979,6 +980,7 @@ CENTER_METHODS: dict[str, Callable[[np.ndarray, np.ndarray | None], np.ndarray]]
 }
 
 
+@validate_arguments({"method": [StrOptions(CENTER_METHODS)]})
 def center_from_counts(C: Any, method: str = "auto", init: Any = None) -> np.ndarray:
     """Centre of a pairwise count matrix by a method of :data:`CENTER_METHODS`.
 
@@ -1011,8 +1013,6 @@ def center_from_counts(C: Any, method: str = "auto", init: Any = None) -> np.nda
     >>> center_from_counts(C, "local", init=[0, 1, 2])
     array([2, 0, 1])
     """
-    if not isinstance(method, str) or method not in CENTER_METHODS:
-        raise ValueError(f"method must be one of {sorted(CENTER_METHODS)}, got {method!r}")
     C = _check_counts(C)
     start = None if init is None else _check_center(init, C.shape[0], name="init")
     return CENTER_METHODS[method](C, start)

@@ -70,6 +70,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial.distance import cdist
 
+from rankclust._param_validation import StrOptions, validate_arguments, validate_params
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
@@ -94,6 +95,11 @@ __all__ = [
 # fastest; from it on, the O(m log m) inversion count (complete rows) or the O(m^2) pair loop.
 # Paired/one-to-many: the inversion count from here on. Measured crossovers, 2-core machine.
 _FENWICK_MIN_ITEMS = 24
+
+# argument constraints of the public functions (checked by ``validate_arguments``; the metric
+# names, keys of the registry DISTANCES, are constrained below it)
+_ONE_TO_MANY_ARGS = {"normalize": ["boolean"]}
+_VECTOR_ARGS = {"normalize": ["boolean"], "kind": [StrOptions(KINDS)]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +306,7 @@ def max_distance(metric: str, n_items: int) -> int:
     >>> max_distance("footrule", 5)
     12
     """
-    _check_metric(metric)
+    validate_params({"metric": metric}, _METRIC_ARGS, "max_distance")  # (registry defined below)
     m = int(n_items)
     if m < 0:
         raise ValueError(f"n_items must be >= 0, got {n_items}")
@@ -322,12 +328,6 @@ def _normalise(raw: np.ndarray, denom: Any) -> np.ndarray:
     out = np.zeros(raw.shape)
     np.divide(raw, denom, out=out, where=denom > 0)
     return out
-
-
-def _check_metric(metric: str) -> None:
-    """The one check of a metric name: a key of the registry :data:`DISTANCES`."""
-    if not isinstance(metric, str) or metric not in DISTANCES:
-        raise ValueError(f"metric must be one of {sorted(DISTANCES)}, got {metric!r}")
 
 
 def _as_positions(x: Any, name: str, n_items: int | None = None) -> np.ndarray:
@@ -365,16 +365,8 @@ def _check_pair_of_vectors(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _vector_effective(x: np.ndarray, kind: str) -> np.ndarray:
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     dense = Rankings(x[None, :], kind=kind)
     return _effective_positions(dense)
-
-
-def _check_normalize(normalize: Any) -> bool:
-    if not isinstance(normalize, bool | np.bool_):
-        raise TypeError(f"normalize must be a bool, got {normalize!r}")
-    return bool(normalize)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,6 +386,7 @@ def _kendall_counts_paired(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np
     return disc, comp
 
 
+@validate_arguments(_VECTOR_ARGS)
 def kendall_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "subset") -> Any:
     """Kendall's distance between two position vectors: the number of discordant pairs.
 
@@ -423,7 +416,7 @@ def kendall_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "su
     >>> kendall_distance([0, 1, 2, -1], [1, 0, 2, 3], normalize=True)  # 1 of 3 pairs
     0.3333333333333333
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     a, b = _check_pair_of_vectors(a, b)
     A = _vector_effective(a, kind)
     B = _vector_effective(b, kind)
@@ -466,6 +459,7 @@ def kendall_counts(R: Any, R2: Any) -> tuple[np.ndarray, np.ndarray]:
     return _kendall_counts_paired(_effective_positions(R), _effective_positions(R2))
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
 def kendall_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray:
     """Kendall's distance of every ranking of ``R`` to one position vector.
 
@@ -495,7 +489,7 @@ def kendall_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarra
     >>> kendall_distances(R, [0, 1, 2])
     array([0, 3, 1])
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     R = check_rankings(R, name="R")
     c = _as_center(center, R.n_items, complete=False, metric="kendall")
     disc, comp = _kendall_counts_paired(_effective_positions(R), c)
@@ -543,6 +537,7 @@ def _finish(raw: np.ndarray, metric: str, m: int, normalize: bool) -> np.ndarray
     return _normalise(raw, max_distance(metric, m)) if normalize else raw.astype(np.int64)
 
 
+@validate_arguments(_VECTOR_ARGS)
 def spearman_distance(
     a: Any, b: Any, normalize: bool = False, *, squared: bool = True, kind: str = "subset"
 ) -> Any:
@@ -580,7 +575,7 @@ def spearman_distance(
     >>> spearman_distance([0, 1, 2], [2, 1, 0], normalize=True)
     1.0
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     A, B = _complete_pair(a, b, "spearman", kind)
     val = _finish(_paired_raw("spearman", A, B), "spearman", A.shape[1], normalize)[0]
     if not squared:
@@ -588,6 +583,7 @@ def spearman_distance(
     return float(val) if normalize else int(val)
 
 
+@validate_arguments(_VECTOR_ARGS)
 def footrule_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "subset") -> Any:
     """Spearman's footrule ``sum_j |a_j - b_j|`` between two complete rankings.
 
@@ -612,12 +608,13 @@ def footrule_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "s
     >>> footrule_distance([0, 1, 2, 3], [3, 2, 1, 0])
     8
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     A, B = _complete_pair(a, b, "footrule", kind)
     val = _finish(_paired_raw("footrule", A, B), "footrule", A.shape[1], normalize)[0]
     return float(val) if normalize else int(val)
 
 
+@validate_arguments(_VECTOR_ARGS)
 def cayley_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "subset") -> Any:
     """Cayley's distance: the fewest transpositions turning ranking ``a`` into ``b``.
 
@@ -644,12 +641,13 @@ def cayley_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "sub
     >>> cayley_distance([0, 1, 2, 3], [1, 0, 3, 2])
     2
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     A, B = _complete_pair(a, b, "cayley", kind)
     val = _finish(_paired_raw("cayley", A, B), "cayley", A.shape[1], normalize)[0]
     return float(val) if normalize else int(val)
 
 
+@validate_arguments(_VECTOR_ARGS)
 def hamming_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "subset") -> Any:
     """Hamming's distance: the number of items at different positions in two rankings.
 
@@ -674,18 +672,19 @@ def hamming_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "su
     >>> hamming_distance([0, 1, 2, 3], [0, 1, 3, 2])
     2
     """
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     A, B = _complete_pair(a, b, "hamming", kind)
     val = _finish(_paired_raw("hamming", A, B), "hamming", A.shape[1], normalize)[0]
     return float(val) if normalize else int(val)
 
 
 def _one_to_many(metric: str, R: Any, center: Any, normalize: Any) -> np.ndarray:
-    normalize = _check_normalize(normalize)
+    normalize = bool(normalize)
     A, c = _one_to_many_complete(R, center, metric)
     return _finish(_paired_raw(metric, A, c), metric, A.shape[1], normalize)
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
 def spearman_distances(
     R: Any, center: Any, normalize: bool = False, *, squared: bool = True
 ) -> np.ndarray:
@@ -725,6 +724,7 @@ def spearman_distances(
     return out if squared else np.sqrt(out)
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
 def footrule_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray:
     """Spearman's footrule ``sum_j |r_j - c_j|`` of every ranking of ``R`` to a centre.
 
@@ -759,6 +759,7 @@ def footrule_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarr
     return _one_to_many("footrule", R, center, normalize)
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
 def cayley_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray:
     """Cayley's distance (fewest transpositions) of every ranking of ``R`` to a centre.
 
@@ -793,6 +794,7 @@ def cayley_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray
     return _one_to_many("cayley", R, center, normalize)
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
 def hamming_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray:
     """Hamming's distance (items at different positions) of every ranking of ``R`` to a centre.
 
@@ -835,11 +837,14 @@ DISTANCES: dict[str, Callable[..., np.ndarray]] = {
     "cayley": cayley_distances,
     "hamming": hamming_distances,
 }
+_METRIC_ARGS = {"metric": [StrOptions(DISTANCES)]}
+_TABLE_ARGS = {**_METRIC_ARGS, "normalize": ["boolean"]}
 
 
 # --------------------------------------------------------------------------------------------
 # paired and all-pairs
 # --------------------------------------------------------------------------------------------
+@validate_arguments(_TABLE_ARGS)
 def paired_distances(
     R: Any, R2: Any, metric: str = "kendall", normalize: bool = False
 ) -> np.ndarray:
@@ -870,8 +875,7 @@ def paired_distances(
     >>> paired_distances([[1, 2, 3], [1, 2, 3]], [[1, 2, 3], [3, 2, 1]], metric="footrule")
     array([0, 4])
     """
-    normalize = _check_normalize(normalize)
-    _check_metric(metric)
+    normalize = bool(normalize)
     R = check_rankings(R, name="R")
     R2 = check_rankings(R2, name="R2", n_items=R.n_items)
     if R2.n_rankings not in (1, R.n_rankings):
@@ -962,6 +966,7 @@ def _kendall_counts_all_pairs(
     return disc, comp
 
 
+@validate_arguments(_TABLE_ARGS)
 def pairwise_distances(
     R: Any,
     R2: Any = None,
@@ -1012,8 +1017,7 @@ def pairwise_distances(
            [3, 0, 0],
            [1, 0, 0]])
     """
-    normalize = _check_normalize(normalize)
-    _check_metric(metric)
+    normalize = bool(normalize)
     R = check_rankings(R, name="R")
     symmetric = R2 is None
     R2 = R if symmetric else check_rankings(R2, name="R2", n_items=R.n_items)

@@ -54,6 +54,12 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_array
 
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    check_sample_weight,
+    validate_arguments,
+)
 from rankclust.distances import kendall_counts
 from rankclust.rankings import Rankings, check_rankings
 
@@ -92,17 +98,6 @@ def _check_true_pred(Y_true: Any, Y_pred: Any) -> tuple[Rankings, Rankings]:
             "every label"
         )
     return R, P
-
-
-def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
-    if sample_weight is None:
-        return np.ones(n)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}")
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative")
-    return w
 
 
 def _check_labels(labels: Any, n: int, name: str = "labels") -> np.ndarray:
@@ -207,7 +202,7 @@ def kendall_tau(Y_true: Any, Y_pred: Any, sample_weight: Any = None) -> float:
     """
     R, _ = _check_true_pred(Y_true, Y_pred)
     tau = kendall_tau_rows(R, Y_pred)
-    w = _check_sample_weight(sample_weight, R.n_rankings) * R.weights
+    w = check_sample_weight(sample_weight, R.n_rankings) * R.weights
     return _weighted_mean(tau, w, "kendall_tau")
 
 
@@ -248,7 +243,7 @@ def label_ranking_loss(Y_true: Any, Y_pred: Any, sample_weight: Any = None) -> f
     loss = np.full(R.n_rankings, np.nan)
     ok = comp > 0
     loss[ok] = disc[ok] / comp[ok]
-    w = _check_sample_weight(sample_weight, R.n_rankings) * R.weights
+    w = check_sample_weight(sample_weight, R.n_rankings) * R.weights
     return _weighted_mean(loss, w, "label_ranking_loss")
 
 
@@ -258,6 +253,7 @@ def label_ranking_loss(Y_true: Any, Y_pred: Any, sample_weight: Any = None) -> f
 _DELTA_SCALES = ("none", "pairs", "tau")
 
 
+@validate_arguments({"normalize": [StrOptions(_DELTA_SCALES)]})
 def delta_rank(Y: Any, labels: Any, centers: Any, normalize: str = "pairs") -> float:
     """External cluster measure Delta_rank (Grbovic et al. 2013, eq. 2).
 
@@ -299,8 +295,6 @@ def delta_rank(Y: Any, labels: Any, centers: Any, normalize: str = "pairs") -> f
     >>> delta_rank(Y, [0, 0, 1], [[0, 1, 2], [2, 1, 0]])  # ((0 + 1/3) / 2 + 0) / 2
     0.08333333333333333
     """
-    if normalize not in _DELTA_SCALES:
-        raise ValueError(f"normalize must be one of {_DELTA_SCALES}, got {normalize!r}")
     R = check_rankings(Y, name="Y")
     n = R.n_rankings
     lab = _check_labels(labels, n)
@@ -372,6 +366,7 @@ def d_feat(X: Any, labels: Any) -> float:
     return float(wcss / K)
 
 
+@validate_arguments({"k": [Interval(numbers.Integral, 1, None)]})
 def d_knh(X: Any, labels: Any, k: int = 3) -> float:
     """Internal cluster measure d_knh: average k-neighbourhood distance (eqs. 4-5).
 
@@ -408,8 +403,6 @@ def d_knh(X: Any, labels: Any, k: int = 3) -> float:
     >>> d_knh([[0.0], [1.0], [3.0], [10.0]], [0, 0, 0, 1], k=1)
     2.0
     """
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
     X, lab = _check_X_labels(X, labels)
     cluster_means = []
     for c in np.unique(lab):
@@ -448,9 +441,7 @@ def _check_ordinal(y_true: Any, y_pred: Any, sample_weight: Any, numeric: bool):
                 raise ValueError(f"{name} must hold numeric ordinal labels, got dtype {y.dtype}")
             if y.dtype.kind == "f" and not np.isfinite(y).all():
                 raise ValueError(f"{name} contains NaN or infinity")
-    w = _check_sample_weight(sample_weight, yt.shape[0])
-    if not w.sum() > 0:
-        raise ValueError("sample_weight sums to zero")
+    w = check_sample_weight(sample_weight, yt.shape[0], allow_zero_total=False)
     return yt, yp, w
 
 

@@ -30,14 +30,24 @@ responsibilities.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from numbers import Integral
 from typing import Any, Literal
 
 import numba
 import numpy as np
 
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    check_sample_weight,
+    check_weight_total,
+    validate_arguments,
+)
+
 __all__ = ["KINDS", "MAX_PAIRWISE_BYTES", "MAX_RANK_MATRIX_BYTES", "Rankings", "check_rankings"]
 
 KINDS = ("subset", "top")
+_N_ITEMS = [None, Interval(Integral, 0, None)]  # the n_items argument of the constructors
 Kind = Literal["subset", "top"]
 
 
@@ -209,6 +219,7 @@ class Rankings:
 
     __slots__ = ("_items", "_kind", "_ranks", "_weights")
 
+    @validate_arguments({"kind": [StrOptions(KINDS)]})
     def __init__(
         self,
         ranks: Any,
@@ -217,8 +228,6 @@ class Rankings:
         weights: Any = None,
         items: Sequence[str] | None = None,
     ) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         arr = _as_rank_matrix(ranks)
         n, m = arr.shape
         self._ranks = _dense_positions(arr)
@@ -229,6 +238,7 @@ class Rankings:
 
     # ---------------------------------------------------------------- constructors
     @classmethod
+    @validate_arguments({"n_items": _N_ITEMS})
     def from_orderings(
         cls,
         orderings: Iterable[Sequence[Any]],
@@ -304,7 +314,7 @@ class Rankings:
             rows.append(row)
         if n_items is None:
             n_items = len(items) if items is not None else max_item + 1
-        n_items = _check_n_items(n_items)
+        n_items = int(n_items)
         _check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
         for i, row in enumerate(rows):
@@ -339,7 +349,7 @@ class Rankings:
             raise _row_error(i, f"item {arr[i, j]} is negative")
         if n_items is None:
             n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
-        n_items = _check_n_items(n_items)
+        n_items = int(n_items)
         _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         if (arr >= n_items).any():
             i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
@@ -411,6 +421,7 @@ class Rankings:
         return cls(arr - 1, kind=kind, weights=weights, items=items)
 
     @classmethod
+    @validate_arguments({"n_items": _N_ITEMS})
     def from_pairs(
         cls,
         pairs: Any,
@@ -716,10 +727,9 @@ class Rankings:
         """The same rankings with new weights (validated)."""
         return self._replace(weights=_check_weights(weights, self.n_rankings))
 
+    @validate_arguments({"kind": [StrOptions(KINDS)]})
     def with_kind(self, kind: Kind) -> Rankings:
         """The same rankings read with another ``kind``."""
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         return self._replace(kind=kind)
 
     def expand(self) -> Rankings:
@@ -1066,26 +1076,9 @@ def _as_item(item: Any, row: int, names: dict[str, int] | None = None) -> int:
     return j
 
 
-def _check_n_items(n_items: Any) -> int:
-    if isinstance(n_items, bool) or not isinstance(n_items, int | np.integer) or n_items < 0:
-        raise ValueError(f"n_items must be a non-negative integer, got {n_items!r}")
-    return int(n_items)
-
-
 def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
     """Finite, non-negative per-row weights of shape (n,) (or (n, K) when 2 in ``ndim``)."""
-    try:
-        w = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("weights must be numeric") from None
-    if w.ndim not in ndim or w.shape[0] != n:
-        shapes = " or ".join(f"({n},)" if d == 1 else f"({n}, K)" for d in ndim)
-        raise ValueError(f"weights must have shape {shapes}, got {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        i = int(np.argwhere(bad)[0, 0])
-        raise _row_error(i, "weight is NaN, infinite or negative")
-    return w
+    return check_sample_weight(weights, n, name="weights", ndim=ndim)
 
 
 #: Largest pairwise-count result (K m^2 float64) that pairwise_counts allocates.
@@ -1105,33 +1098,10 @@ def _check_alloc(n_bytes: float, limit: int, what: str) -> None:
 def _check_weights(weights: Any, n: int) -> np.ndarray | None:
     if weights is None:
         return None
-    try:
-        w = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("weights must be numeric") from None
-    if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(f"weights must have shape ({n},), got {w.shape}")
-    bad = ~np.isfinite(w)
-    if bad.any():
-        raise _row_error(int(np.flatnonzero(bad)[0]), "weight is NaN or infinite")
-    neg = w < 0
-    if neg.any():
-        i = int(np.flatnonzero(neg)[0])
-        raise _row_error(i, f"negative weight {w[i]}")
-    _check_weight_total(w)
+    w = check_sample_weight(weights, n, name="weights")
+    check_weight_total(w)  # every fit sums them
     w.setflags(write=False)
     return w
-
-
-def _check_weight_total(w: np.ndarray) -> None:
-    """Refuse finite weights whose total overflows float64: every fit sums them."""
-    with np.errstate(over="ignore"):
-        total = w.sum()
-    if not np.isfinite(total):
-        raise ValueError(
-            f"the weights sum to more than the largest float64 (largest weight {w.max():.3g}); "
-            "only their ratios matter: divide them by their maximum"
-        )
 
 
 def _check_items(items: Sequence[str] | None, m: int) -> tuple[str, ...] | None:

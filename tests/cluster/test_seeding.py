@@ -70,7 +70,9 @@ def test_one_seeding_for_every_mixture(data, est_cls):
 
 def test_kmeanspp_rankings_errors():
     R = Rankings.from_orderings([[0, 1, 2]] * 4 + [[2, 1, 0]], n_items=3, kind="top")
-    with pytest.raises(ValueError, match="exceeds the 2 distinct"):
+    with pytest.raises(
+        ValueError, match="larger than the number of distinct rankings of positive weight n=2"
+    ):
         kmeanspp_rankings(R, 3, np.random.RandomState(0))
     with pytest.raises(ValueError, match="sum to zero"):
         kmeanspp_rankings(R.with_weights(np.zeros(5)), 1, np.random.RandomState(0))

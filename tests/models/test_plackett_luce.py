@@ -480,7 +480,7 @@ def test_bad_input_errors():
         PlackettLuce().fit(R, sample_weight=[1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="sample_weight"):
         PlackettLuce().fit(R, sample_weight=[1.0, 1.0])
-    with pytest.raises(ValueError, match="zero total weight"):
+    with pytest.raises(ValueError, match="the weights of the rankings sum to zero"):
         PlackettLuce().fit(R, sample_weight=[0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="init"):
         fit_scores(R, init=[0.0, np.nan, 0.0])

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rankclust._dask import EagerExecutor, take_rows, weighted_choice
+from rankclust._param_validation import check_n_clusters
 from rankclust.cluster._mixture_kernels import discordance_matrix
 from rankclust.distances import kendall_distances
 
@@ -321,11 +322,9 @@ def kmeanspp_rankings(R: Any, n_clusters: int, rng: np.random.RandomState) -> np
     if not keep.any():
         raise ValueError("the weights of the rankings sum to zero")
     Ru, _ = R[np.flatnonzero(keep)].unique() if not keep.all() else R.unique()
-    if Ru.n_rankings < n_clusters:
-        raise ValueError(
-            f"n_components={n_clusters} exceeds the {Ru.n_rankings} distinct "
-            "rankings of positive weight"
-        )
+    check_n_clusters(
+        n_clusters, Ru.n_rankings, what="distinct rankings of positive weight", name="n_components"
+    )
     space = BlockSpace(
         EagerExecutor(), [_RankingBlock(Ru)], np.array([0, Ru.n_rankings]), R.n_items
     )

@@ -24,7 +24,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
 from rankclust._runs import best_run
 from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._seeding import kmeanspp_rankings, random_completion
@@ -371,8 +376,7 @@ class CompletionMallowsMixture(ValidatedParamsMixin, BaseEstimator, MixtureContr
         """Fit by EM over completed rankings from ``n_init`` starts; keep the most likely."""
         self._validate_params()
         R = check_rankings(R, kind="top", allow_ties=False, kinds=("top",), name="R")
-        if R.n_rankings < self.n_components:
-            raise ValueError(f"n_components={self.n_components} exceeds n={R.n_rankings}")
+        check_n_clusters(self.n_components, R.n_rankings, what="rankings", name="n_components")
         if R.n_items < 2:
             raise ValueError(f"R has {R.n_items} item(s); a ranking mixture needs at least 2")
         rng = check_random_state(self.random_state)

@@ -37,7 +37,13 @@ from rankclust._dask import (
     is_dask_collection,
     map_method,
 )
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+    check_sample_weight,
+)
 from rankclust._restarts import (
     chain_max_init,
     restart_rounds,
@@ -627,7 +633,7 @@ array-like of shape (n,), default="random_partition"
             ex = EagerExecutor()
             # pairwise_counts multiplies by R.weights itself: pass only the extra weights
             n = R_mem.n_rankings
-            sw = None if sample_weight is None else _row_weights(sample_weight, n)
+            sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
             w = R_mem.weights if sw is None else R_mem.weights * sw
             if n and not w.sum() > 0:
                 raise ValueError("the weights of the chains sum to zero")
@@ -636,8 +642,7 @@ array-like of shape (n,), default="random_partition"
             sw_blocks = [sw]
             m = R_mem.n_items
         n = int(sizes.sum())
-        if n < K:
-            raise ValueError(f"n_clusters={K} is larger than the number of chains n={n}")
+        check_n_clusters(K, n, what="chains")
         user_labels = None
         if not isinstance(self.init, str):
             user_labels = np.asarray(self.init)
@@ -854,7 +859,11 @@ array-like of shape (n,), default="random_partition"
     def score(self, R: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Opposite of the reconstruction error of ``R`` under the fitted centroids."""
         R = self._check_fitted_input(R)
-        w = R.weights if sample_weight is None else R.weights * _row_weights(sample_weight, len(R))
+        w = (
+            R.weights
+            if sample_weight is None
+            else R.weights * check_sample_weight(sample_weight, len(R))
+        )
         return -float(np.sum(w * self.transform(R).min(axis=1)))
 
     def _validate_loaded_state(self) -> None:
@@ -868,12 +877,3 @@ array-like of shape (n,), default="random_partition"
         loaded.array_attr(self, "pair_counts_", shape=(k, m, m))
         loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
-
-
-def _row_weights(sample_weight: Any, n: int) -> np.ndarray:
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), got {sw.shape}")
-    if not np.isfinite(sw).all() or (sw < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative")
-    return sw

@@ -36,7 +36,13 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+    check_sample_weight,
+)
 from rankclust._restarts import (
     chain_max_init,
     restart_rounds,
@@ -459,13 +465,10 @@ class KOMeans(
         self._validate_params()
         R = check_chains(R)
         n, K = R.n_rankings, self.n_clusters
-        if n < K:
-            raise ValueError(f"n_clusters={K} is larger than the number of orders n={n}")
+        check_n_clusters(K, n, what="orders")
         sw = None
         if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.shape != (n,) or not np.isfinite(sw).all() or (sw < 0).any():
-                raise ValueError(f"sample_weight must be finite, non-negative, shape ({n},)")
+            sw = check_sample_weight(sample_weight, n)
             if n and not (R.weights * sw).sum() > 0:
                 raise ValueError("the weights of the orders sum to zero")
         rng = check_random_state(self.random_state)

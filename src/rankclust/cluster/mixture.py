@@ -61,7 +61,13 @@ from rankclust._dask import (
     take_rows,
     weighted_choice,
 )
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+    check_sample_weight,
+)
 from rankclust._restarts import AUTO_BATCH, warn_auto_restarts, warn_near_tie
 from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
@@ -404,19 +410,17 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             raise ValueError(f"R has {m} item(s); a ranking mixture needs at least 2")
         self._check_size(m)
         if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.shape != (n,) or not np.all(np.isfinite(sw)) or np.any(sw < 0):
-                raise ValueError(f"sample_weight must be {n} finite non-negative numbers")
-            R = R.with_weights(R.weights * sw)
+            R = R.with_weights(R.weights * check_sample_weight(sample_weight, n))
         keep = R.weights > 0
         if not keep.any():
             raise ValueError("the weights of the rankings sum to zero")
         Ru, inverse = R[np.flatnonzero(keep)].unique() if not keep.all() else R.unique()
-        if Ru.n_rankings < self.n_components:
-            raise ValueError(
-                f"n_components={self.n_components} exceeds the {Ru.n_rankings} distinct "
-                "rankings of positive weight"
-            )
+        check_n_clusters(
+            self.n_components,
+            Ru.n_rankings,
+            what="distinct rankings of positive weight",
+            name="n_components",
+        )
         data = self._prepare(Ru)
         blocks = _Blocks(
             ex=EagerExecutor(),
@@ -450,11 +454,12 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         parts_R, offsets, total = distinct_blocks(CR)
         if not total > 0:
             raise ValueError("the weights of the rankings sum to zero")
-        if offsets[-1] < self.n_components:
-            raise ValueError(
-                f"n_components={self.n_components} exceeds the {int(offsets[-1])} distinct "
-                "rankings of positive weight"
-            )
+        check_n_clusters(
+            self.n_components,
+            int(offsets[-1]),
+            what="distinct rankings of positive weight",
+            name="n_components",
+        )
         parts = ex.map(self._prepare, parts_R)
         ex.wait(parts)
         blocks = _Blocks(ex=ex, parts=parts, offsets=offsets, total=total, n_items=m, kind=CR.kind)

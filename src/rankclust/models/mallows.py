@@ -75,7 +75,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust import consensus
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_sample_weight,
+    check_weight_total,
+    validate_arguments,
+)
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
 from rankclust.models._mallows_kernels import (
@@ -85,7 +92,7 @@ from rankclust.models._mallows_kernels import (
     _nb_subset_logmass_compositions,
 )
 from rankclust.models._mallows_math import length_tables, solve_thetas, tail_start
-from rankclust.rankings import KINDS, Rankings, _check_weight_total, check_rankings
+from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
@@ -356,9 +363,7 @@ def theta_mle(
         t = np.asarray(lengths).reshape(-1)
         if t.size and (t.dtype.kind not in "iu" or t.min() < 0 or t.max() > m):
             raise ValueError(f"lengths must be integers in [0, m={m}]")
-        lw = np.ones(t.shape) if length_weights is None else np.asarray(length_weights, float)
-        if lw.shape != t.shape or not np.all(np.isfinite(lw)) or np.any(lw < 0):
-            raise ValueError("length_weights must be finite, non-negative, one per length")
+        lw = check_sample_weight(length_weights, t.shape[0], name="length_weights")
         counts = np.bincount(t.astype(np.int64), weights=lw, minlength=m + 1)
     total = counts.sum()
     if not total > 0:
@@ -412,24 +417,10 @@ def _check_theta(theta: Any) -> float:
     return float(th)
 
 
-def _check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
-    """Per-row multipliers (ones when None); multiplied into the rankings' own weights."""
-    if sample_weight is None:
-        return np.ones(n)
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), got {sw.shape}")
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return sw
-
-
 def _total_weights(R: Rankings, sw: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         w = R.weights * sw
-    _check_weight_total(w)  # (a total of inf would make every average NaN)
-    if not w.sum() > 0:
-        raise ValueError("the weights of the rankings sum to zero")
+    check_weight_total(w, what="rankings")  # (a total of inf would make every average NaN)
     return w
 
 
@@ -680,6 +671,9 @@ def _approximate_em(
     return center, max_iter, False
 
 
+@validate_arguments(
+    {"method": [StrOptions(CENTER_METHODS)], "max_iter": [Interval(numbers.Integral, 1, None)]}
+)
 def estimate_center(
     R: Any,
     sample_weight: Any = None,
@@ -753,11 +747,7 @@ def estimate_center(
     array([0, 1, 2, 3])
     """
     R = check_rankings(R, allow_ties=False, name="R")
-    if method not in CENTER_METHODS:
-        raise ValueError(f"method must be one of {CENTER_METHODS}, got {method!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
-    sw = _check_sample_weight(sample_weight, R.n_rankings)
+    sw = check_sample_weight(sample_weight, R.n_rankings)
     _total_weights(R, sw)
     start = None if init is None else _check_center(init, R.n_items, name="init")
     if R.kind == "top" or _is_complete(R):
@@ -818,7 +808,7 @@ def estimate_theta(
     """
     R = check_rankings(R, allow_ties=False, name="R")
     c = _check_center(center, R.n_items)
-    sw = _check_sample_weight(sample_weight, R.n_rankings)
+    sw = check_sample_weight(sample_weight, R.n_rankings)
     w = _total_weights(R, sw)
     return _estimate_theta(R, c, w, theta_max, xtol)
 
@@ -847,6 +837,7 @@ def _estimate_theta(
 # --------------------------------------------------------------------------------------------
 # sampling
 # --------------------------------------------------------------------------------------------
+@validate_arguments({"size": [Interval(numbers.Integral, 0, None)]})
 def sample_mallows(
     center: Any,
     theta: float,
@@ -892,8 +883,6 @@ def sample_mallows(
     """
     c = _check_center(center)
     th = _check_theta(theta)
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
-        raise ValueError(f"size must be a non-negative int, got {size!r}")
     size = int(size)
     m = c.shape[0]
     if lengths is None:
@@ -1063,7 +1052,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("R has no rankings")
         if R.n_items == 0:
             raise ValueError("R has no items")
-        sw = _check_sample_weight(sample_weight, R.n_rankings)
+        sw = check_sample_weight(sample_weight, R.n_rankings)
         w = _total_weights(R, sw)
         center, n_iter, converged = estimate_center(
             R, sw, method=self.center_method, max_iter=self.max_iter, return_n_iter=True

@@ -41,8 +41,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, ValidatedParamsMixin
-from rankclust.rankings import Rankings, _check_weight_total, check_rankings
+from rankclust._param_validation import (
+    Interval,
+    ValidatedParamsMixin,
+    check_sample_weight,
+    check_weight_total,
+    validate_arguments,
+)
+from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
     "ChoiceStages",
@@ -427,6 +433,13 @@ def _comparison_problem(stages: ChoiceStages, row_w: np.ndarray) -> str | None:
     return "; ".join(parts)
 
 
+@validate_arguments(
+    {
+        "alpha": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 0, None)],
+        "tol": [Interval(Real, 0, None)],
+    }
+)
 def fit_scores(
     R: Rankings | ChoiceStages,
     sample_weight: Any = None,
@@ -511,22 +524,8 @@ def fit_scores(
     """
     stages = _as_stages(R)
     m = stages.n_items
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not alpha >= 0:
-        raise ValueError(f"alpha must be a non-negative number, got {alpha!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, Integral) or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-    if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
-        raise ValueError(f"tol must be a non-negative number, got {tol!r}")
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (stages.n_rankings,):
-            raise ValueError(
-                f"sample_weight must have shape ({stages.n_rankings},), got {sample_weight.shape}"
-            )
-        bad = ~np.isfinite(sample_weight) | (sample_weight < 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"sample_weight[{i}] = {sample_weight[i]} is negative or not finite")
+        sample_weight = check_sample_weight(sample_weight, stages.n_rankings)
     if m == 0:
         raise ValueError("Plackett-Luce needs at least one item")
     if init is None:
@@ -538,9 +537,7 @@ def fit_scores(
         z = z - z.mean()
     with np.errstate(over="ignore"):
         row_w = stages.row_weights(sample_weight)
-    _check_weight_total(row_w)  # (a total of inf would make the MM updates NaN)
-    if not row_w.sum() > 0:
-        raise ValueError("the rankings have zero total weight")
+    check_weight_total(row_w, what="rankings")  # (a total of inf would make the MM updates NaN)
     if m == 1:
         return np.zeros(1), 0, True
     alpha = float(alpha)
@@ -798,6 +795,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("R has zero total weight")
         return float(np.dot(w, loglik_rows(choice_stages(R), self.scores_)) / w.sum())
 
+    @validate_arguments({"size": [Interval(Integral, 0, None)]})
     def sample(
         self,
         size: int,
@@ -821,8 +819,6 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             Complete rankings, or top-k lists of kind ``"top"``.
         """
         check_is_fitted(self, "scores_")
-        if isinstance(size, bool) or not isinstance(size, Integral) or size < 0:
-            raise ValueError(f"size must be a non-negative integer, got {size!r}")
         m = self.n_items_
         rng = (
             random_state

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import ValidatedParamsMixin
+from rankclust._param_validation import ValidatedParamsMixin, check_n_clusters
 from rankclust.ordinal._features import FeatureMap
 from rankclust.ordinal.constraints import check_pairs
 
@@ -45,8 +45,7 @@ def check_fit_input(est: Any, X: ArrayLike, **pairs: Any) -> tuple[NDArray, list
     (keyword = its name in error messages) checked against ``n``."""
     X = validate_data(est, X, dtype=np.float64, ensure_min_samples=2)
     n = X.shape[0]
-    if est.n_clusters > n:
-        raise ValueError(f"n_clusters={est.n_clusters} must be <= n_samples={n}")
+    check_n_clusters(est.n_clusters, n)
     return X, [check_pairs(value, n, name=name) for name, value in pairs.items()]
 
 

@@ -179,12 +179,6 @@ def remap_tree_values(tree: Any, remap: np.ndarray) -> None:
     tree.value = value
 
 
-def check_n_clusters(n_clusters: Any, n: int) -> int:
-    if n_clusters > n:
-        raise ValueError(f"n_clusters={n_clusters} is larger than the number of samples n={n}")
-    return int(n_clusters)
-
-
 class SupervisedClusteringMixin:
     """Public boundary shared by the supervised clusterers of :mod:`rankclust.supervised`.
 

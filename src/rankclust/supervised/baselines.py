@@ -20,12 +20,16 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.supervised._base import (
     SupervisedClusteringMixin,
     central_ranking,
-    check_n_clusters,
     used_clusters,
 )
 

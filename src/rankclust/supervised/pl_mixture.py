@@ -50,12 +50,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
 from rankclust.models.plackett_luce import choice_stages, fit_scores, loglik_rows
 from rankclust.supervised._base import (
     _PL_ALPHA,
     SupervisedClusteringMixin,
-    check_n_clusters,
     distances_to_centers,
     positions_from_scores,
     training_loss,

@@ -29,7 +29,12 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
 from rankclust.consensus import generalized_borda_votes
 from rankclust.models._mallows_kernels import _nb_closest_extension
 from rankclust.models.mallows import most_probable_extension
@@ -37,7 +42,6 @@ from rankclust.rankings import Rankings
 from rankclust.supervised._base import (
     SupervisedClusteringMixin,
     central_ranking,
-    check_n_clusters,
     distances_to_centers,
     positions_from_scores,
     remap_tree_values,

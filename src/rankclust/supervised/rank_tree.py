@@ -27,14 +27,18 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.consensus import generalized_borda_votes
 from rankclust.rankings import Rankings
 from rankclust.supervised._base import (
     SupervisedClusteringMixin,
     central_ranking,
-    check_n_clusters,
     distances_to_centers,
     remap_tree_values,
     training_loss,
