@@ -50,7 +50,7 @@ import numpy as np
 
 from rankclust._kernel_random import shuffle
 from rankclust.distances import _nb_kendall_pair
-from rankclust.label_ranking._iblr_kernels import _nb_em_one
+from rankclust.label_ranking._iblr_kernels import EMWork, _nb_em_one
 
 
 class ScannedRows(NamedTuple):
@@ -1000,8 +1000,9 @@ def _node_models_em(
             for j in range(m):
                 init[j] += votes[i, j]
         mean, _, _ = _nb_em_one(
-            sub[:k], w[:k], init, max_iter, True, ext[:k], new, scores, hist, hobj, centers[q]
-        )
+            sub[:k], w[:k], init, max_iter, True, EMWork(ext[:k], new, scores, hist, hobj),
+            centers[q],
+        )  # fmt: skip
         thetas[q] = _nb_theta_from_mean(table, grid, m, mean)
 
 
