@@ -120,7 +120,7 @@ def _parse_int(token: str, what: str) -> int:
     return int(t)
 
 
-def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:
+def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:  # noqa: C901 - one hand-written scanner; each branch is an error
     """Parse ``a,b,{c,d},e`` into 0-based items and their 0-based positions (best first).
 
     Raises :class:`_Bad` on a malformed order.

@@ -126,7 +126,7 @@ def _borda_of_complete(ranks, w, scores):  # pragma: no cover - compiled below
 _nb_borda_of_complete = numba.njit(_borda_of_complete, cache=True, nogil=True)
 
 
-def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # pragma: no cover
+def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: C901 - compiled copy of one algorithm (Cheng's EM)  # pragma: no cover
     """Approximate-EM Mallows centre of one query's neighbour rankings (Cheng et al., Alg. 1).
 
     A compiled copy of :func:`rankclust.models.mallows._approximate_em` with
@@ -635,7 +635,7 @@ def _cholesky_solve(L, b, out):  # pragma: no cover - compiled below
 _nb_cholesky_solve = numba.njit(_cholesky_solve, cache=True, nogil=True)
 
 
-def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # pragma: no cover
+def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - compiled Newton solver with line search  # pragma: no cover
     """MAP log-worths of one query's neighbour rankings by damped Newton's method.
 
     IN: ``rows`` (:class:`PLRows`): ``orders`` (n, m) orderings of the training rankings

@@ -439,7 +439,7 @@ def _split_incomplete(
 _nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
 
 
-def _node_fit(ranks, rows, th, labs_out, center_out):  # pragma: no cover
+def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled one-pass node summary  # pragma: no cover
     """Summary and (for complete rankings) Mallows fit of one node, in one pass.
 
     IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, ``th`` the
@@ -783,7 +783,7 @@ _nb_partition = numba.njit(_partition, cache=True, nogil=True)
 _nb_shuffle = shuffle  # the Fisher-Yates of rankclust._kernel_random (SplitMix64)
 
 
-def _grow(rows, th, params, rng_state, out):  # pragma: no cover - compiled below
+def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-first grower loop  # pragma: no cover - compiled below
     """Grow a label ranking tree depth first, left child first; returns the node count.
 
     IN: ``rows`` (:class:`ScannedRows`): ``sidx`` (d, N) int64 and ``sval`` (d, N): row f =

@@ -427,7 +427,7 @@ def _comparison_problem(stages: ChoiceStages, row_w: np.ndarray) -> str | None:
     return "; ".join(parts)
 
 
-def fit_scores(
+def fit_scores(  # noqa: C901 - one MM loop with its stopping rules
     R: Rankings | ChoiceStages,
     sample_weight: Any = None,
     *,

@@ -47,7 +47,7 @@ class KTreeArrays(NamedTuple):
     count: np.ndarray  # node sizes
 
 
-def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # pragma: no cover
+def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # noqa: C901 - compiled grower: split search inlined for speed  # pragma: no cover
     """Grow the tree; returns the number of nodes.
 
     ``X`` (n, d) float64; ``order`` (d, n) int64, row f = sample indices sorted by X[:, f]

@@ -100,7 +100,7 @@ class SGDSettings(NamedTuple):
     printed_rule: bool  # eq. (30) as printed instead of the gradient
 
 
-def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # pragma: no cover
+def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 - compiled SGD sweep, one instance per step  # pragma: no cover
     """One pass of stochastic EM over the instances in the order ``perm``.
 
     Updates ``model.protos`` (M, d) and ``model.Z`` (K, m) in place and writes the
@@ -702,7 +702,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         self.labels_ = self._predict_cluster(Xt)
         return self
 
-    def _run(
+    def _run(  # noqa: C901 - the epoch loop with its stopping rules
         self, Xt, Y, K, rng, max_epochs, *, evaluate=True, val=None, select_from=None
     ) -> dict:
         """Initialise and run up to ``max_epochs`` epochs of stochastic EM on ``(Xt, Y)``.
