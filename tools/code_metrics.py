@@ -6,9 +6,10 @@ Counts, over ``src/rankclust``:
   (each is a place that validates sample weights by itself);
 * ``long_functions`` -- functions with more than 80 code lines (no blank, comment or
   docstring lines);
-* ``complex_functions`` -- functions with McCabe complexity above 15 (``ruff`` C901);
-* ``wide_kernels`` -- functions of numba modules (they import numba) with more than 10
-  parameters;
+* ``complex_functions`` -- functions with McCabe complexity above 15 (``ruff`` C901, counting
+  also those marked ``# noqa: C901`` or ignored per file in ``pyproject.toml``);
+* ``wide_kernels`` -- module-level functions of numba modules (they import numba) with more
+  than 10 parameters (methods such as an estimator's ``__init__`` are not kernels);
 * ``private_cross_imports`` -- imports of a private name or module (``_x``) of another
   subpackage (``rankclust.cluster`` importing ``rankclust.models._y`` counts, importing
   ``rankclust.cluster._y`` does not; top-level modules are packages of their own). The
@@ -72,8 +73,9 @@ def _code_lines(source: str, node: ast.AST) -> int:
 
 def _complex_functions() -> list[str]:
     out = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--select", "C901", "--output-format",
-         "json", "--config", "lint.mccabe.max-complexity=15", str(SRC)],
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--ignore-noqa", "--select",
+         "C901", "--output-format", "json", "--config", "lint.mccabe.max-complexity=15",
+         str(SRC)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     return [
@@ -98,6 +100,7 @@ def measure() -> dict[str, list[str]]:
         rel = path.relative_to(ROOT)
         pkg = _package(path)
         numba_module = "numba" in source and ("import numba" in source or "from numba" in source)
+        top_level = {id(n) for n in tree.body}
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise) and "sample_weight" in ast.unparse(node):
                 found["sample_weight_checks"].append(f"{rel}:{node.lineno}")
@@ -107,7 +110,7 @@ def measure() -> dict[str, list[str]]:
                     found["long_functions"].append(f"{rel}:{node.lineno} {node.name} ({n_code})")
                 a = node.args
                 n_params = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
-                if numba_module and n_params > 10:
+                if numba_module and id(node) in top_level and n_params > 10:
                     found["wide_kernels"].append(f"{rel}:{node.lineno} {node.name} ({n_params})")
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 mod = node.module.split(".")

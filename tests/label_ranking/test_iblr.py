@@ -14,6 +14,7 @@ from rankclust.consensus import _positions_from_scores, generalized_borda_votes
 from rankclust.label_ranking import IBLR, IBLRMallows, IBLRPlackettLuce
 from rankclust.label_ranking._base import dudani_weights
 from rankclust.label_ranking._iblr_kernels import (
+    CenterFits,
     _nb_exact_distances,
     _nb_local_mallows_em,
     _nb_loo_centers,
@@ -285,8 +286,9 @@ def test_predict_centers_matches_reference(rng, p_missing, uniform):
     mean, n_iter, conv = np.empty(n_q), np.empty(n_q, dtype=np.int64), np.empty(n_q, bool)
     votes = generalized_borda_votes(R)
     _nb_predict_centers(
-        R.ranks, votes, R.lengths / m, ind, dist, uniform, 100, True, centers, mean, n_iter, conv
-    )
+        R.ranks, votes, R.lengths / m, ind, dist, uniform, 100, True,
+        CenterFits(centers, mean, n_iter, conv),
+    )  # fmt: skip
     np.testing.assert_array_equal(centers, ref)
     for q in range(n_q):
         ref_th = estimate_theta(R[ind[q]], ref[q], w[q], theta_max=np.inf)
@@ -310,7 +312,9 @@ def test_predict_centers_empty_and_dead_weights(rng):
     centers = np.empty((2, m), dtype=np.int64)
     out = np.empty(2), np.empty(2, dtype=np.int64), np.empty(2, bool)
     votes = generalized_borda_votes(R)
-    _nb_predict_centers(R.ranks, votes, R.lengths / m, ind, dist, False, 100, False, centers, *out)
+    _nb_predict_centers(
+        R.ranks, votes, R.lengths / m, ind, dist, False, 100, False, CenterFits(centers, *out)
+    )
     np.testing.assert_array_equal(centers, ref)
     np.testing.assert_array_equal(centers[1], [0, 1, 2, 3])
     assert np.isnan(out[0]).all()  # need_dist=False
@@ -338,10 +342,7 @@ def test_predict_centers_does_not_depend_on_order_within_the_set(rng):
             True,
             100,
             False,
-            c,
-            np.empty(30),
-            np.empty(30, dtype=np.int64),
-            np.empty(30, bool),
+            CenterFits(c, np.empty(30), np.empty(30, dtype=np.int64), np.empty(30, bool)),
         )
         outs.append(c)
     np.testing.assert_array_equal(outs[0], outs[1])

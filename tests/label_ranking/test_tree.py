@@ -13,6 +13,8 @@ from rankclust.distances import kendall_distances
 from rankclust.label_ranking import ConsensusLabelRanker, LabelRankingTree
 from rankclust.label_ranking import tree as tree_module
 from rankclust.label_ranking._tree_kernels import (
+    ScannedRows,
+    ThetaTable,
     _nb_complete_node_model,
     _nb_partition,
     _nb_prune,
@@ -127,13 +129,15 @@ def _kernel(X, R, rows, min_leaf=1, criterion=0, path=None, order=None):
         c_tot += bits[rows].sum(axis=0, dtype=np.int64)
         work = np.zeros((7, max(m, bits.shape[1])), dtype=np.int64)
         f, t, s = _nb_split_complete(
-            sidx, sval, 0, rows.size, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
-            criterion, table, grid, index, yrange, theta_up, work, order,
+            ScannedRows(sidx, sval, rk, bits, n_above, pair_index, ro, lens),
+            ThetaTable(table, grid, index, yrange, theta_up),
+            0, rows.size, s_tot, c_tot, min_leaf, criterion, work, order,
         )  # fmt: skip
     else:
         f, t, s, _ = _nb_split_incomplete(
-            sidx, sval, 0, rows.size, ro, lens, min_leaf, criterion, table, grid, index, yrange,
-            order,
+            ScannedRows(sidx, sval, rk, bits, n_above, pair_index, ro, lens),
+            ThetaTable(table, grid, index, yrange, theta_up),
+            0, rows.size, min_leaf, criterion, order,
         )  # fmt: skip
     return s, int(f), t
 

@@ -39,7 +39,7 @@ from rankclust.distances import (
     paired_distances,
     pairwise_distances,
 )
-from rankclust.label_ranking._iblr_kernels import _nb_em_one
+from rankclust.label_ranking._iblr_kernels import EMWork, _nb_em_one
 from rankclust.label_ranking._tree_kernels import _nb_theta_from_mean
 from rankclust.label_ranking.tree import theta_table
 from rankclust.models import _mallows_math as MM
@@ -212,8 +212,9 @@ def test_compiled_cheng_em_is_estimate_center_borda(rng):
         center = np.empty(m, dtype=np.int64)
         mean, n_iter, conv = _nb_em_one(
             ranks, w, init, max_iter, True,
-            np.empty((k, m), dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
-            np.empty((max_iter, m), dtype=np.int64), np.empty(max_iter), center,
+            EMWork(np.empty((k, m), dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
+                   np.empty((max_iter, m), dtype=np.int64), np.empty(max_iter)),
+            center,
         )  # fmt: skip
         ref, ref_iter, ref_conv = estimate_center(
             R, w, method="borda", max_iter=max_iter, return_n_iter=True

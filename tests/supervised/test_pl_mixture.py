@@ -12,6 +12,9 @@ from rankclust.exceptions import EmptyClusterWarning
 from rankclust.models.plackett_luce import choice_stages, loglik_rows
 from rankclust.supervised import PrototypePLMixture, make_circle, pl_mixture
 from rankclust.supervised.pl_mixture import (
+    SGDData,
+    SGDModel,
+    SGDSettings,
     _init_prototypes,
     _instance_gradient,
     _mean_nll,
@@ -98,8 +101,9 @@ def test_kernel_step_is_gamma_times_gradient():
     gamma = 1e-3
     H = np.zeros((1, K))
     big = 1e12  # gamma and sigma stay constant over the step
-    t = _nb_sgd_epoch(X, order, np.array([4]), np.array([0]), p2, cluster, Z2, 0, gamma, big,
-                      0.7, big, 1e9, 1.0, H, False, True, False, H)  # fmt: skip
+    t = _nb_sgd_epoch(SGDData(X, order, np.array([4])), np.array([0]),
+                      SGDModel(p2, cluster, Z2), 0,
+                      SGDSettings(gamma, big, 0.7, big, 1e9, 1.0, False, True, False), H, H)  # fmt: skip
     assert t == 1
     np.testing.assert_allclose(p2 - protos, gamma * gp, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(Z2 - Z, gamma * gz, rtol=1e-6, atol=1e-12)
@@ -107,8 +111,8 @@ def test_kernel_step_is_gamma_times_gradient():
     # the prototype gain (sigma_0^2 for prototype_step="relative") scales the prototype step
     # only; the score step is unchanged
     p3, Z3 = protos.copy(), Z.copy()
-    _nb_sgd_epoch(X, order, np.array([4]), np.array([0]), p3, cluster, Z3, 0, gamma, big,
-                  0.7, big, 1e9, 2.5, H, False, True, False, H)  # fmt: skip
+    _nb_sgd_epoch(SGDData(X, order, np.array([4])), np.array([0]), SGDModel(p3, cluster, Z3),
+                  0, SGDSettings(gamma, big, 0.7, big, 1e9, 2.5, False, True, False), H, H)  # fmt: skip
     np.testing.assert_allclose(p3 - protos, 2.5 * gamma * gp, rtol=1e-6, atol=1e-12)
     np.testing.assert_allclose(Z3, Z2, rtol=1e-12)
 
@@ -118,9 +122,9 @@ def test_instances_without_pairs_do_not_move_anything():
     Z = np.zeros((2, 3))
     H = np.zeros((1, 2))
     p2, Z2 = protos.copy(), Z.copy()
-    _nb_sgd_epoch(np.array([[0.5, 0.2]]), np.array([[1, 0, 0]], dtype=np.int64),
-                  np.array([1]), np.array([0]), p2, np.array([0, 1]), Z2, 0, 0.1, 10.0,
-                  1.0, 10.0, 1.0, 1.0, H, False, True, False, H)  # fmt: skip
+    _nb_sgd_epoch(SGDData(np.array([[0.5, 0.2]]), np.array([[1, 0, 0]], dtype=np.int64),
+                          np.array([1])), np.array([0]), SGDModel(p2, np.array([0, 1]), Z2), 0,
+                  SGDSettings(0.1, 10.0, 1.0, 10.0, 1.0, 1.0, False, True, False), H, H)  # fmt: skip
     np.testing.assert_array_equal(p2, protos)
     np.testing.assert_array_equal(Z2, Z)
 
@@ -316,8 +320,10 @@ def _reference_fit(X, Y, K, P, seed, e_step, tol, n_iter_no_change, max_epochs):
             H_given = np.exp(b - logsumexp(b, axis=1, keepdims=True))
         prev_protos, prev_Z = protos.copy(), Z.copy()
         t = _nb_sgd_epoch(
-            X, orders, lengths, rng.permutation(n).astype(np.int64), protos, cluster, Z, t,
-            0.03, T, sigma0, T, 1.0, sigma0**2, H_given, e_step == "batch", True, False, H,
+            SGDData(X, orders, lengths), rng.permutation(n).astype(np.int64),
+            SGDModel(protos, cluster, Z), t,
+            SGDSettings(0.03, T, sigma0, T, 1.0, sigma0**2, e_step == "batch", True, False),
+            H_given, H,
         )  # fmt: skip
         Z -= Z.mean(axis=1, keepdims=True)
         sigma = sigma0 * T / (T + t)

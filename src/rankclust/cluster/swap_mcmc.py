@@ -22,8 +22,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from rankclust._kernel_random import xoshiro_state
 from rankclust.cluster._base import chain_orders, check_chains, objective_of
-from rankclust.cluster._swap_kernels import _nb_build_lists, _nb_swap_steps, splitmix64_seed
+from rankclust.cluster._swap_kernels import Chains, SlotLists, _nb_build_lists, _nb_swap_steps
 from rankclust.distances import paired_distances
 from rankclust.rankings import Rankings
 
@@ -122,23 +123,23 @@ class SwapSampler:
         self._state = np.zeros(1, dtype=np.int64)
         self._top = 1 << (max(m * m, 1).bit_length() - 1)
         _nb_build_lists(*self._kernel_args())
-        self._rng = splitmix64_seed(_seed_from(random_state))
+        self._rng = xoshiro_state(_seed_from(random_state))
         self.n_steps_ = 0
         self.n_accepted_ = 0
 
-    def _kernel_args(self) -> tuple:
+    def _kernel_args(self) -> tuple[Chains, SlotLists]:
         return (
-            self._seq,
-            self._cid,
-            self._start,
-            self.n_items,
-            self._off,
-            self._members,
-            self._where,
-            self._size,
-            self._wt,
-            self._tree,
-            self._state,
+            Chains(self._seq, self._cid, self._start),
+            SlotLists(
+                self.n_items,
+                self._off,
+                self._members,
+                self._where,
+                self._size,
+                self._wt,
+                self._tree,
+                self._state,
+            ),
         )
 
     @property
@@ -172,7 +173,7 @@ class SwapSampler:
         new.__dict__.update(self.__dict__)
         for name in ("_seq", "_members", "_where", "_size", "_wt", "_tree", "_state"):
             setattr(new, name, getattr(self, name).copy())
-        new._rng = splitmix64_seed(_seed_from(random_state))
+        new._rng = xoshiro_state(_seed_from(random_state))
         return new
 
 

@@ -54,7 +54,7 @@ def _parse_field(tok: str) -> float:
     return np.nan if t == "" else float(t)
 
 
-def read_label_ranking_csv(
+def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file case
     path_or_file: PathOrFile,
     *,
     kind: str = "subset",

@@ -120,7 +120,7 @@ def _parse_int(token: str, what: str) -> int:
     return int(t)
 
 
-def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:
+def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:  # noqa: C901 - one hand-written scanner; each branch is an error
     """Parse ``a,b,{c,d},e`` into 0-based items and their 0-based positions (best first).
 
     Raises :class:`_Bad` on a malformed order.
@@ -298,244 +298,299 @@ def read_preflib(
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
     budget = _Budget(source, limits)
-    max_items = budget.limits.max_items
-
-    header: dict[str, str] = {}
-    header_line: dict[str, int] = {}
-    names: dict[int, str] = {}
-    name_line: dict[int, int] = {}
-    m: int | None = None
-    data_type = _data_type_from_name(source)
-    declared_voters: int | None = None
-    declared_unique: int | None = None
-    orders: list[tuple[list[int], list[int]]] = []
-    counts: list[int] = []
-    order_lines: list[int] = []
-    state = "start"  # new format: "header" -> "data"; old format: "old_names" -> "old_totals"
-    old_names_left = 0
-    old_format = False
-
-    def header_int(key: str, value: str, lineno: int, text: str) -> int | None:
-        try:
-            return _parse_int(value, key)
-        except _Bad as exc:
-            problems.bad(lineno, text, str(exc))
-            return None
-
+    st = _ReadState(source, problems, budget, data_type=_data_type_from_name(source))
     for lineno, text in _iter_lines(path_or_file, encoding, problems, budget.limits):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        if state == "start":
-            if stripped.startswith("#"):
-                state = "header"
-            elif stripped.isdigit() and stripped.isascii():
-                # the old format: number of alternatives on the first line
-                old_format = True
-                if len(stripped) > _MAX_DIGITS:
-                    raise DataFormatError(
-                        source, lineno, "the number of alternatives is too large"
-                    )
-                m = int(stripped)
-                budget.items(m, lineno, "declares")
-                old_names_left = m
-                state = "old_names" if m > 0 else "old_totals"
-                continue
-            else:
-                state = "data"  # no header at all
-        if state == "header" and not stripped.startswith("#"):
-            state = "data"
-        if state == "header":
-            body = stripped[1:].strip()
-            if ":" not in body:
-                continue  # a free comment line
-            key, _, value = text.lstrip()[1:].partition(":")
-            key = key.strip()
-            value = value[1:] if value.startswith(" ") else value
-            mname = _NAME_KEY.match(key)
-            if mname:
-                digits = mname.group(1)
-                if len(digits) > _MAX_DIGITS or int(digits) > max_items:
-                    raise budget.refuse(lineno, f"names alternative {digits[:20]}", "max_items")
-                idx = int(digits)
-                if idx in names:
-                    problems.bad(lineno, text, f"alternative {idx} is named twice")
-                    continue
-                names[idx] = value  # kept exactly (only the one space after ':' is removed)
-                name_line[idx] = lineno
-                continue
-            if key in header:
-                problems.bad(lineno, text, f"metadata field {key!r} appears twice")
-                continue
-            header[key] = value
-            header_line[key] = lineno
-            if key == "NUMBER ALTERNATIVES":
-                m = header_int(key, value, lineno, text)
-                if m is not None:  # refuse before any order is parsed (or allocated)
-                    budget.items(m, lineno, "declares")
-            elif key == "NUMBER VOTERS":
-                declared_voters = header_int(key, value, lineno, text)
-            elif key == "NUMBER UNIQUE ORDERS":
-                declared_unique = header_int(key, value, lineno, text)
-            elif key == "DATA TYPE":
-                dt = value.strip().lower()
-                if dt not in PREFLIB_DATA_TYPES:
-                    problems.bad(
-                        lineno,
-                        text,
-                        f"DATA TYPE {value.strip()!r} is not one of "
-                        f"{PREFLIB_DATA_TYPES} (this reader handles ordinal data only)",
-                    )
-                else:
-                    data_type = dt
-            continue
-        if state == "old_names":
-            idx_s, sep, name = text.partition(",")
-            try:
-                idx = _parse_int(idx_s, "alternative number")
-                if not sep:
-                    raise _Bad("expected 'number,name'")
-                if idx < 1 or idx > (m or 0) or idx in names:
-                    raise _Bad(f"alternative number {idx} is out of range or repeated")
-            except _Bad as exc:
-                problems.bad(lineno, text, str(exc))
-            else:
-                names[idx] = name.strip()
-                name_line[idx] = lineno
-            old_names_left -= 1
-            if old_names_left == 0:
-                state = "old_totals"
-            continue
-        if state == "old_totals":
-            parts = stripped.split(",")
-            try:
-                if len(parts) != 3:
-                    raise _Bad("expected 'voters,sum of counts,unique orders'")
-                declared_voters = _parse_int(parts[0], "number of voters")
-                declared_unique = _parse_int(parts[2], "number of unique orders")
-            except _Bad as exc:
-                problems.bad(lineno, text, str(exc))
-            header_line["NUMBER VOTERS"] = header_line["NUMBER UNIQUE ORDERS"] = lineno
-            header_line["NUMBER ALTERNATIVES"] = 1
-            state = "data"
-            continue
-        # a data line
-        if stripped.startswith("#"):
-            problems.bad(lineno, text, "metadata line after the data section")
-            continue
-        sep = "," if old_format else ":"
-        count_s, found, body = stripped.partition(sep)
-        # a ballot ranks each alternative once: more entries than the limit cannot fit
-        budget.items(body.count(",") + 1, lineno, "ranks")
-        try:
-            if not found:
-                raise _Bad("expected 'count,order'" if old_format else "expected 'count: order'")
-            count = _parse_int(count_s, "count")
-            if count < 1:
-                raise _Bad(f"count {count} is not a positive integer")
-            if count > _MAX_COUNT:
-                raise _Bad(f"count {count} is larger than 2**53 (not exact as a float64 weight)")
-            order = _parse_order(body, m)
-            if m is not None:
-                _check_type(order, data_type, m)
-        except _Bad as exc:
-            problems.bad(lineno, text, str(exc))
-            continue
-        if m is None and order[0]:
-            budget.items(max(order[0]) + 1, lineno, "uses")
-        orders.append(order)
-        counts.append(count)
-        order_lines.append(lineno)
-        budget.rows(len(orders), lineno)
-
-    if m is None:  # no declared number of alternatives: the largest one seen
-        m = max((max(o[0]) + 1 for o in orders), default=0)
-        m = max([m, *names]) if names else m
-        if data_type in ("soc", "toc"):
-            kept = []
-            for k, (o, ln) in enumerate(zip(orders, order_lines, strict=True)):
-                try:
-                    _check_type(o, data_type, m)
-                except _Bad as exc:
-                    problems.bad(ln, "", str(exc))
-                else:
-                    kept.append(k)
-            orders = [orders[k] for k in kept]
-            counts = [counts[k] for k in kept]
-            order_lines = [order_lines[k] for k in kept]
-
+        st.feed(lineno, text)
+    if st.m is None:  # no declared number of alternatives: the largest one seen
+        st.settle_alternatives()
+    m = st.m
     # A few bytes can declare (or name) 10**9 alternatives: refuse before allocating.
-    declared = "NUMBER ALTERNATIVES" in header_line
+    declared = "NUMBER ALTERNATIVES" in st.header_line
     budget.cells(
-        len(orders), m, header_line.get("NUMBER ALTERNATIVES"), "declares" if declared else "uses"
+        len(st.orders),
+        m,
+        st.header_line.get("NUMBER ALTERNATIVES"),
+        "declares" if declared else "uses",
     )
-
-    items: tuple[str, ...] | None = None
-    if names:
-        bad_idx = [i for i in names if i < 1 or i > m]
-        for i in bad_idx:
-            problems.bad(name_line[i], "", f"alternative {i} is named but there are only {m}")
-            del names[i]
-        # the first few unnamed alternatives, in O(len(names)) (m may be large)
-        first_missing = list(itertools.islice((i for i in range(1, m + 1) if i not in names), 11))
-        if first_missing:
-            ln = header_line.get("NUMBER ALTERNATIVES")
-            msg = f"no name for alternative(s) {first_missing[:10]}" + (
-                " ..." if len(first_missing) > 10 else ""
-            )
-            if strict:
-                raise DataFormatError(source, ln, msg)
-            warnings.warn(f"{source}: {msg}; using their numbers as names", UserWarning, 2)
-            for i in range(1, m + 1):
-                names.setdefault(i, str(i))
-        seen_names: dict[str, int] = {}
-        for i in range(1, m + 1):
-            nm = names[i]
-            if nm in seen_names:
-                problems.bad(
-                    name_line.get(i, 0),
-                    nm,
-                    f"alternatives {seen_names[nm]} and {i} have the same name {nm!r}",
-                )
-                names[i] = f"{nm} ({i})"
-            seen_names[names[i]] = i
-        items = tuple(names[i] for i in range(1, m + 1))
-
-    n_read = int(sum(counts))
+    items = st.item_names(strict) if st.names else None
+    n_read = int(sum(st.counts))
     checks = (
-        ("NUMBER VOTERS", declared_voters, n_read, "ballots (sum of counts)"),
-        ("NUMBER UNIQUE ORDERS", declared_unique, len(orders), "order lines"),
+        ("NUMBER VOTERS", st.declared_voters, n_read, "ballots (sum of counts)"),
+        ("NUMBER UNIQUE ORDERS", st.declared_unique, len(st.orders), "order lines"),
     )
-    for key, declared, got, what in checks:
-        if declared is not None and declared != got:
-            msg = f"declares {key} {declared} but the data lines hold {got} {what}"
+    for key, declared_total, got, what in checks:
+        if declared_total is not None and declared_total != got:
+            msg = f"declares {key} {declared_total} but the data lines hold {got} {what}"
             if strict:
-                raise DataFormatError(source, header_line.get(key), msg)
+                raise DataFormatError(source, st.header_line.get(key), msg)
             warnings.warn(f"{source}: {msg}", UserWarning, stacklevel=2)
 
     problems.warn(stacklevel=2)
+    R = Rankings(
+        _rank_matrix(st.orders, m),
+        kind=kind,
+        weights=np.asarray(st.counts, dtype=np.float64),
+        items=items,
+    )
+    if not return_metadata:
+        return R
+    meta = PreflibMetadata(
+        header=st.header,
+        data_type=st.data_type,
+        n_alternatives=m,
+        alternative_names=items,
+        n_voters_declared=st.declared_voters,
+        n_unique_orders_declared=st.declared_unique,
+        n_voters_read=n_read,
+        n_orders_read=len(st.orders),
+        old_format=st.old_format,
+        skipped=tuple(problems.skipped),
+    )
+    return R, meta
+
+
+def _rank_matrix(orders: list[tuple[list[int], list[int]]], m: int) -> np.ndarray:
+    """The (n, m) rank matrix of parsed orders (-1 = not ranked)."""
     ranks = np.full((len(orders), m), -1, dtype=np.int64)
     lengths = np.fromiter((len(o[0]) for o in orders), dtype=np.int64, count=len(orders))
     rows = np.repeat(np.arange(len(orders)), lengths)
     cols = np.fromiter((a for o in orders for a in o[0]), dtype=np.int64, count=len(rows))
     vals = np.fromiter((p for o in orders for p in o[1]), dtype=np.int64, count=len(rows))
     ranks[rows, cols] = vals
-    R = Rankings(ranks, kind=kind, weights=np.asarray(counts, dtype=np.float64), items=items)
-    if not return_metadata:
-        return R
-    meta = PreflibMetadata(
-        header=header,
-        data_type=data_type,
-        n_alternatives=m,
-        alternative_names=items,
-        n_voters_declared=declared_voters,
-        n_unique_orders_declared=declared_unique,
-        n_voters_read=n_read,
-        n_orders_read=len(orders),
-        old_format=old_format,
-        skipped=tuple(problems.skipped),
-    )
-    return R, meta
+    return ranks
+
+
+class _ReadState:
+    """What :func:`read_preflib` has read so far; :meth:`feed` takes one line.
+
+    ``section``: new format ``"start" -> "header" -> "data"``; old format ``"start" ->
+    "old_names" -> "old_totals" -> "data"``.
+    """
+
+    def __init__(
+        self, source: str, problems: _Problems, budget: _Budget, data_type: str | None
+    ) -> None:
+        self.source = source
+        self.problems = problems
+        self.budget = budget
+        self.header: dict[str, str] = {}
+        self.header_line: dict[str, int] = {}
+        self.names: dict[int, str] = {}
+        self.name_line: dict[int, int] = {}
+        self.m: int | None = None
+        self.data_type = data_type
+        self.declared_voters: int | None = None
+        self.declared_unique: int | None = None
+        self.orders: list[tuple[list[int], list[int]]] = []
+        self.counts: list[int] = []
+        self.order_lines: list[int] = []
+        self.section = "start"
+        self.old_names_left = 0
+        self.old_format = False
+
+    def feed(self, lineno: int, text: str) -> None:
+        stripped = text.strip()
+        if not stripped:
+            return
+        if self.section == "start" and self._start(lineno, stripped):
+            return
+        if self.section == "header" and not stripped.startswith("#"):
+            self.section = "data"
+        if self.section == "header":
+            self._header(lineno, text, stripped)
+        elif self.section == "old_names":
+            self._old_name(lineno, text)
+        elif self.section == "old_totals":
+            self._old_totals(lineno, text, stripped)
+        else:
+            self._data(lineno, text, stripped)
+
+    def _start(self, lineno: int, stripped: str) -> bool:
+        """Recognise the format from the first line; True if the line is consumed."""
+        if stripped.startswith("#"):
+            self.section = "header"
+            return False
+        if not (stripped.isdigit() and stripped.isascii()):
+            self.section = "data"  # no header at all
+            return False
+        # the old format: number of alternatives on the first line
+        self.old_format = True
+        if len(stripped) > _MAX_DIGITS:
+            raise DataFormatError(self.source, lineno, "the number of alternatives is too large")
+        self.m = int(stripped)
+        self.budget.items(self.m, lineno, "declares")
+        self.old_names_left = self.m
+        self.section = "old_names" if self.m > 0 else "old_totals"
+        return True
+
+    def _header_int(self, key: str, value: str, lineno: int, text: str) -> int | None:
+        try:
+            return _parse_int(value, key)
+        except _Bad as exc:
+            self.problems.bad(lineno, text, str(exc))
+            return None
+
+    def _header(self, lineno: int, text: str, stripped: str) -> None:
+        body = stripped[1:].strip()
+        if ":" not in body:
+            return  # a free comment line
+        key, _, value = text.lstrip()[1:].partition(":")
+        key = key.strip()
+        value = value[1:] if value.startswith(" ") else value
+        mname = _NAME_KEY.match(key)
+        if mname:
+            self._header_name(lineno, text, mname.group(1), value)
+            return
+        if key in self.header:
+            self.problems.bad(lineno, text, f"metadata field {key!r} appears twice")
+            return
+        self.header[key] = value
+        self.header_line[key] = lineno
+        if key == "NUMBER ALTERNATIVES":
+            self.m = self._header_int(key, value, lineno, text)
+            if self.m is not None:  # refuse before any order is parsed (or allocated)
+                self.budget.items(self.m, lineno, "declares")
+        elif key == "NUMBER VOTERS":
+            self.declared_voters = self._header_int(key, value, lineno, text)
+        elif key == "NUMBER UNIQUE ORDERS":
+            self.declared_unique = self._header_int(key, value, lineno, text)
+        elif key == "DATA TYPE":
+            dt = value.strip().lower()
+            if dt not in PREFLIB_DATA_TYPES:
+                self.problems.bad(
+                    lineno,
+                    text,
+                    f"DATA TYPE {value.strip()!r} is not one of "
+                    f"{PREFLIB_DATA_TYPES} (this reader handles ordinal data only)",
+                )
+            else:
+                self.data_type = dt
+
+    def _header_name(self, lineno: int, text: str, digits: str, value: str) -> None:
+        if len(digits) > _MAX_DIGITS or int(digits) > self.budget.limits.max_items:
+            raise self.budget.refuse(lineno, f"names alternative {digits[:20]}", "max_items")
+        idx = int(digits)
+        if idx in self.names:
+            self.problems.bad(lineno, text, f"alternative {idx} is named twice")
+            return
+        self.names[idx] = value  # kept exactly (only the one space after ':' is removed)
+        self.name_line[idx] = lineno
+
+    def _old_name(self, lineno: int, text: str) -> None:
+        idx_s, sep, name = text.partition(",")
+        try:
+            idx = _parse_int(idx_s, "alternative number")
+            if not sep:
+                raise _Bad("expected 'number,name'")
+            if idx < 1 or idx > (self.m or 0) or idx in self.names:
+                raise _Bad(f"alternative number {idx} is out of range or repeated")
+        except _Bad as exc:
+            self.problems.bad(lineno, text, str(exc))
+        else:
+            self.names[idx] = name.strip()
+            self.name_line[idx] = lineno
+        self.old_names_left -= 1
+        if self.old_names_left == 0:
+            self.section = "old_totals"
+
+    def _old_totals(self, lineno: int, text: str, stripped: str) -> None:
+        parts = stripped.split(",")
+        try:
+            if len(parts) != 3:
+                raise _Bad("expected 'voters,sum of counts,unique orders'")
+            self.declared_voters = _parse_int(parts[0], "number of voters")
+            self.declared_unique = _parse_int(parts[2], "number of unique orders")
+        except _Bad as exc:
+            self.problems.bad(lineno, text, str(exc))
+        self.header_line["NUMBER VOTERS"] = self.header_line["NUMBER UNIQUE ORDERS"] = lineno
+        self.header_line["NUMBER ALTERNATIVES"] = 1
+        self.section = "data"
+
+    def _data(self, lineno: int, text: str, stripped: str) -> None:
+        if stripped.startswith("#"):
+            self.problems.bad(lineno, text, "metadata line after the data section")
+            return
+        sep = "," if self.old_format else ":"
+        count_s, found, body = stripped.partition(sep)
+        # a ballot ranks each alternative once: more entries than the limit cannot fit
+        self.budget.items(body.count(",") + 1, lineno, "ranks")
+        try:
+            if not found:
+                raise _Bad(
+                    "expected 'count,order'" if self.old_format else "expected 'count: order'"
+                )
+            count = _parse_int(count_s, "count")
+            if count < 1:
+                raise _Bad(f"count {count} is not a positive integer")
+            if count > _MAX_COUNT:
+                raise _Bad(f"count {count} is larger than 2**53 (not exact as a float64 weight)")
+            order = _parse_order(body, self.m)
+            if self.m is not None:
+                _check_type(order, self.data_type, self.m)
+        except _Bad as exc:
+            self.problems.bad(lineno, text, str(exc))
+            return
+        if self.m is None and order[0]:
+            self.budget.items(max(order[0]) + 1, lineno, "uses")
+        self.orders.append(order)
+        self.counts.append(count)
+        self.order_lines.append(lineno)
+        self.budget.rows(len(self.orders), lineno)
+
+    def settle_alternatives(self) -> None:
+        """No declared number of alternatives: the largest one seen or named; the orders
+        of a complete-order file are checked now."""
+        m = max((max(o[0]) + 1 for o in self.orders), default=0)
+        m = max([m, *self.names]) if self.names else m
+        self.m = m
+        if self.data_type not in ("soc", "toc"):
+            return
+        kept = []
+        for k, (o, ln) in enumerate(zip(self.orders, self.order_lines, strict=True)):
+            try:
+                _check_type(o, self.data_type, m)
+            except _Bad as exc:
+                self.problems.bad(ln, "", str(exc))
+            else:
+                kept.append(k)
+        self.orders = [self.orders[k] for k in kept]
+        self.counts = [self.counts[k] for k in kept]
+        self.order_lines = [self.order_lines[k] for k in kept]
+
+    def item_names(self, strict: bool) -> tuple[str, ...]:
+        """The names of alternatives ``1..m``: unnamed ones (an error when strict, else their
+        numbers) and duplicate names (made unique) are reported."""
+        m, names = self.m, self.names
+        for i in [i for i in names if i < 1 or i > m]:
+            self.problems.bad(
+                self.name_line[i], "", f"alternative {i} is named but there are only {m}"
+            )
+            del names[i]
+        # the first few unnamed alternatives, in O(len(names)) (m may be large)
+        first_missing = list(itertools.islice((i for i in range(1, m + 1) if i not in names), 11))
+        if first_missing:
+            ln = self.header_line.get("NUMBER ALTERNATIVES")
+            msg = f"no name for alternative(s) {first_missing[:10]}" + (
+                " ..." if len(first_missing) > 10 else ""
+            )
+            if strict:
+                raise DataFormatError(self.source, ln, msg)
+            # stacklevel 3: the caller of read_preflib
+            warnings.warn(f"{self.source}: {msg}; using their numbers as names", UserWarning, 3)
+            for i in range(1, m + 1):
+                names.setdefault(i, str(i))
+        seen_names: dict[str, int] = {}
+        for i in range(1, m + 1):
+            nm = names[i]
+            if nm in seen_names:
+                self.problems.bad(
+                    self.name_line.get(i, 0),
+                    nm,
+                    f"alternatives {seen_names[nm]} and {i} have the same name {nm!r}",
+                )
+                names[i] = f"{nm} ({i})"
+            seen_names[names[i]] = i
+        return tuple(names[i] for i in range(1, m + 1))
 
 
 def _infer_data_type(R: Rankings) -> str:

@@ -14,11 +14,60 @@ prefixes of one sorted neighbour list.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from rankclust.distances import _nb_kendall_pair
 from rankclust.models._mallows_kernels import _nb_closest_extension
+
+
+class EMWork(NamedTuple):
+    """Scratch of :func:`_em_one` for k rankings of m labels."""
+
+    ext: np.ndarray  # (k, m) int64
+    new: np.ndarray  # (m,) int64
+    scores: np.ndarray  # (m,) float64
+    hist: np.ndarray  # (max_iter, m) int64
+    hobj: np.ndarray  # (max_iter,) float64
+
+
+class CenterFits(NamedTuple):
+    """Per-query outputs of :func:`_predict_centers` (see :func:`_em_one`)."""
+
+    centers: np.ndarray  # (Q, m) int64
+    mean_dist: np.ndarray  # (Q,)
+    n_iter: np.ndarray  # (Q,) int64
+    converged: np.ndarray  # (Q,) bool
+
+
+class PLRows(NamedTuple):
+    """The training rankings as the Plackett-Luce kernels read them: ``orders`` (n, m)
+    (labels best first, ``-1`` after the ``lengths[r]`` present ones), ``row_w`` (n,)."""
+
+    orders: np.ndarray
+    lengths: np.ndarray
+    row_w: np.ndarray
+
+
+class PLQuery(NamedTuple):
+    """One query's neighbourhood in :func:`_pl_objective`: rows ``idx[:k]`` with weights
+    ``c[:k]`` (neighbour weight times row weight) and the prior ``alpha``."""
+
+    idx: np.ndarray
+    c: np.ndarray
+    k: int
+    alpha: float
+
+
+class PLFit(NamedTuple):
+    """Settings of the local Plackett-Luce MAP fits (:func:`_pl_map_one`)."""
+
+    alpha: float
+    max_iter: int
+    tol: float
+    order_only: bool
 
 
 def _positions_from_scores(scores, tol, out):  # pragma: no cover - compiled below
@@ -77,9 +126,7 @@ def _borda_of_complete(ranks, w, scores):  # pragma: no cover - compiled below
 _nb_borda_of_complete = numba.njit(_borda_of_complete, cache=True, nogil=True)
 
 
-def _em_one(
-    ranks, w, init_scores, max_iter, need_dist, ext, new, scores, hist, hobj, center
-):  # pragma: no cover - compiled below
+def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: C901 - compiled copy of one algorithm (Cheng's EM)  # pragma: no cover
     """Approximate-EM Mallows centre of one query's neighbour rankings (Cheng et al., Alg. 1).
 
     A compiled copy of :func:`rankclust.models.mallows._approximate_em` with
@@ -91,14 +138,16 @@ def _em_one(
     IN: ``ranks`` (k, m) int64 positions, -1 absent, no ties; ``w`` (k,) float64 with a
     positive sum; ``init_scores`` (m,) weighted generalised Borda scores (Prop. 2; read only
     when some ranking is incomplete); ``max_iter``; ``need_dist``: compute the mean
-    distance (else it is returned as NaN: a prediction does not need it). WORK: ``ext``
-    (k, m), ``new`` (m,), ``scores`` (m,), ``hist`` (max_iter, m), ``hobj`` (max_iter,).
+    distance (else it is returned as NaN: a prediction does not need it). WORK: ``work``
+    (:class:`EMWork`): ``ext`` (k, m), ``new`` (m,), ``scores`` (m,), ``hist``
+    (max_iter, m), ``hobj`` (max_iter,).
     OUT: ``center`` (m,) position vector. Returns ``(mean_dist, n_iter, converged)``: the
     weighted mean Kendall distance of the Prop. 1 completions to the centre, the EM
     iterations (0 when every ranking is complete) and False after ``max_iter`` or on a
     cycle of centres (the cycle's centre with the smallest objective is kept, the first
     visited on ties).
     """
+    ext, new, scores, hist, hobj = work
     k, m = ranks.shape
     wsum = 0.0
     for i in range(k):
@@ -171,24 +220,16 @@ def _local_mallows_em(
     Per query: O(iter k m^2) time.
     """
     n_q, k, m = nbr_ranks.shape
-    ext = np.empty((k, m), dtype=np.int64)
-    new = np.empty(m, dtype=np.int64)
-    scores = np.empty(m)
-    hist = np.empty((max_iter, m), dtype=np.int64)
-    hobj = np.empty(max_iter)
+    work = EMWork(
+        np.empty((k, m), dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.empty(m),
+        np.empty((max_iter, m), dtype=np.int64),
+        np.empty(max_iter),
+    )
     for q in range(n_q):
         mean_dist[q], n_iter[q], converged[q] = _nb_em_one(
-            nbr_ranks[q],
-            weights[q],
-            init_scores[q],
-            max_iter,
-            True,
-            ext,
-            new,
-            scores,
-            hist,
-            hobj,
-            centers[q],
+            nbr_ranks[q], weights[q], init_scores[q], max_iter, True, work, centers[q]
         )
 
 
@@ -291,36 +332,29 @@ _nb_complete_center = numba.njit(_complete_center, cache=True, nogil=True)
 
 
 def _predict_centers(
-    train_ranks,
-    votes,
-    completeness,
-    ind,
-    dist,
-    uniform,
-    max_iter,
-    need_dist,
-    centers,
-    mean_dist,
-    n_iter,
-    converged,
+    train_ranks, votes, completeness, ind, dist, uniform, max_iter, need_dist, out
 ):  # pragma: no cover - compiled below
     """Local Mallows centre of every query from its (Q, k) neighbour index matrix.
 
     IN: as :func:`_gather_neighbours`, with ``ind``/``dist`` (Q, k) sorted per row.
-    OUT: ``centers`` (Q, m), ``mean_dist``, ``n_iter``, ``converged`` (Q,) as in
-    :func:`_em_one` (``mean_dist`` NaN unless ``need_dist``). One pass, no (Q, k, m) buffer: O(Q k m) time for complete neighbour
+    OUT: ``out`` (:class:`CenterFits`): ``centers`` (Q, m), ``mean_dist``, ``n_iter``,
+    ``converged`` (Q,) as in :func:`_em_one` (``mean_dist`` NaN unless ``need_dist``). One pass, no (Q, k, m) buffer: O(Q k m) time for complete neighbour
     rankings, O(Q iter k m^2) otherwise; O(k m + max_iter m) work memory.
     """
+    centers, mean_dist, n_iter, converged = out
     n_q, k = ind.shape
     m = train_ranks.shape[1]
     nbr = np.empty((k, m), dtype=np.int64)
     w = np.empty(k)
     init = np.empty(m)
-    ext = np.empty((k, m), dtype=np.int64)
-    new = np.empty(m, dtype=np.int64)
     scores = np.empty(m)
-    hist = np.empty((max_iter, m), dtype=np.int64)
-    hobj = np.empty(max_iter)
+    work = EMWork(
+        np.empty((k, m), dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        scores,
+        np.empty((max_iter, m), dtype=np.int64),
+        np.empty(max_iter),
+    )
     for q in range(n_q):
         if not need_dist:
             complete = True
@@ -338,7 +372,7 @@ def _predict_centers(
             train_ranks, votes, completeness, ind[q], dist[q], k, uniform, nbr, w, init
         )
         mean_dist[q], n_iter[q], converged[q] = _nb_em_one(
-            nbr, w, init, max_iter, need_dist, ext, new, scores, hist, hobj, centers[q]
+            nbr, w, init, max_iter, need_dist, work, centers[q]
         )
 
 
@@ -394,11 +428,7 @@ def _loo_centers(
                     init,
                     max_iter,
                     False,
-                    ext[:k],
-                    new,
-                    scores,
-                    hist,
-                    hobj,
+                    EMWork(ext[:k], new, scores, hist, hobj),
                     centers[e, g],
                 )
             if not conv:
@@ -462,7 +492,7 @@ _nb_squared_distances = numba.njit(_squared_distances, cache=True, nogil=True)
 PL_TIE_TOL = 1e-9
 
 
-def _pl_objective(orders, lengths, idx, c, k, alpha, theta, v):  # pragma: no cover
+def _pl_objective(rows, query, theta, v):  # pragma: no cover
     """Log posterior (up to a constant) of log-worths ``theta``; fills ``v = exp(theta)``.
 
     ``sum_i c_i sum_{j < l_i - 1} (theta[o_ij] - log S_ij) + alpha sum_c (theta_c - v_c)``
@@ -470,8 +500,10 @@ def _pl_objective(orders, lengths, idx, c, k, alpha, theta, v):  # pragma: no co
     ranking ``i`` (its ordering ``o_i``): the Plackett-Luce log-likelihood of the observed
     labels and independent Gamma(1 + alpha, alpha) priors on the worths (the posterior
     density of the worths, written in ``theta``, as :func:`rankclust.models.plackett_luce.
-    fit_scores` maximises it).
+    fit_scores` maximises it). ``rows`` (:class:`PLRows`), ``query`` (:class:`PLQuery`).
     """
+    orders, lengths = rows.orders, rows.lengths
+    idx, c, k, alpha = query
     m = theta.shape[0]
     f = 0.0
     for a in range(m):
@@ -497,7 +529,7 @@ _nb_pl_objective = numba.njit(_pl_objective, cache=True, nogil=True)
 
 
 def _pl_grad_hess(
-    orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, with_hess
+    rows, query, wins, v, suffix, grad, hess, with_hess
 ):  # pragma: no cover - compiled below
     """Gradient and negated Hessian of :func:`_pl_objective` at ``v = exp(theta)``.
 
@@ -510,6 +542,8 @@ def _pl_grad_hess(
     ``hess`` is written, and only when ``with_hess``. O(sum_i l_i^2) time (O(sum_i l_i)
     for the gradient alone).
     """
+    orders, lengths = rows.orders, rows.lengths
+    idx, c, k, alpha = query
     m = v.shape[0]
     for a in range(m):
         grad[a] = wins[a] + alpha - alpha * v[a]
@@ -601,13 +635,13 @@ def _cholesky_solve(L, b, out):  # pragma: no cover - compiled below
 _nb_cholesky_solve = numba.njit(_cholesky_solve, cache=True, nogil=True)
 
 
-def _pl_map_one(
-    orders, lengths, row_w, idx, w, k, alpha, max_iter, tol, warm, order_only, theta, work, hess
-):  # pragma: no cover - compiled below
+def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - compiled Newton solver with line search  # pragma: no cover
     """MAP log-worths of one query's neighbour rankings by damped Newton's method.
 
-    IN: ``orders`` (n, m) orderings of the training rankings (labels best first, ``-1``
-    after the ``lengths[r]`` present ones), ``row_w`` (n,) their weights; ``idx`` (>= k,)
+    IN: ``rows`` (:class:`PLRows`): ``orders`` (n, m) orderings of the training rankings
+    (labels best first, ``-1`` after the ``lengths[r]`` present ones), ``row_w`` (n,) their
+    weights; ``fit`` (:class:`PLFit`): ``alpha``, ``max_iter``, ``tol``, ``order_only``;
+    ``idx`` (>= k,)
     the neighbours and ``w`` (>= k,) their weights (only the first ``k`` are read);
     ``warm``: start from ``theta`` as given instead of one MM step from equal worths.
     ``order_only``: only the order of the log-worths is needed (a prediction), so a fit
@@ -632,6 +666,8 @@ def _pl_map_one(
     The optimum is the fixed point of Hunter's MM update with the Gamma prior
     (:func:`rankclust.models.plackett_luce.fit_scores`).
     """
+    orders, lengths, row_w = rows
+    alpha, max_iter, tol, order_only = fit
     m = theta.shape[0]
     wins = work[0:m]
     grad = work[m : 2 * m]
@@ -663,6 +699,7 @@ def _pl_map_one(
             theta[a] = np.log((alpha + wins[a]) / denom[a])
     for a in range(m):
         v[a] = np.exp(theta[a])
+    query = PLQuery(idx, c, k, alpha)
     f = np.nan  # the objective at theta, evaluated only when a line search needs it
     n_iter = 0
     converged = False
@@ -673,7 +710,7 @@ def _pl_map_one(
         # Newton's Hessian when the previous step was a line search or did not shrink by
         # a factor 4; else the previous factor again (a chord step: O(k m), not O(k m^2))
         refresh = not reuse
-        _nb_pl_grad_hess(orders, lengths, idx, c, k, alpha, wins, v, suffix, grad, hess, refresh)
+        _nb_pl_grad_hess(rows, query, wins, v, suffix, grad, hess, refresh)
         if refresh and not _nb_cholesky_factor(hess):
             break
         _nb_cholesky_solve(hess, grad, step)
@@ -712,13 +749,13 @@ def _pl_map_one(
         reuse = False
         last = np.inf
         if not f == f:
-            f = _nb_pl_objective(orders, lengths, idx, c, k, alpha, theta, v)
+            f = _nb_pl_objective(rows, query, theta, v)
         t = 1.0 if big <= 20.0 else 20.0 / big
         f_new = -np.inf
         while t > 1e-12:
             for a in range(m):
                 trial[a] = theta[a] + t * step[a]
-            f_new = _nb_pl_objective(orders, lengths, idx, c, k, alpha, trial, v)
+            f_new = _nb_pl_objective(rows, query, trial, v)
             if f_new >= f + 1e-4 * t * slope:
                 break
             t *= 0.5
@@ -765,20 +802,7 @@ _nb_pl_weights = numba.njit(_pl_weights, cache=True, nogil=True)
 
 
 def _predict_pl(
-    orders,
-    lengths,
-    row_w,
-    ind,
-    dist,
-    uniform,
-    alpha,
-    max_iter,
-    tol,
-    order_only,
-    scores,
-    positions,
-    n_iter,
-    converged,
+    rows, ind, dist, uniform, fit, scores, positions, n_iter, converged
 ):  # pragma: no cover - compiled below
     """Local Plackett-Luce MAP fit of every query from its (Q, k) neighbour matrix.
 
@@ -789,29 +813,14 @@ def _predict_pl(
     ``converged`` (Q,). O(Q T k m^2 + Q T m^3) time for T Newton steps.
     """
     n_q, k = ind.shape
-    m = orders.shape[1]
+    m = rows.orders.shape[1]
     work = np.empty(6 * m + k + 2 * m)
     hess = np.empty((m, m))
     w = np.empty(k)
     theta = np.empty(m)
     for q in range(n_q):
         _nb_pl_weights(dist[q], k, uniform, w)
-        n_iter[q], converged[q] = _nb_pl_map_one(
-            orders,
-            lengths,
-            row_w,
-            ind[q],
-            w,
-            k,
-            alpha,
-            max_iter,
-            tol,
-            False,
-            order_only,
-            theta,
-            work,
-            hess,
-        )
+        n_iter[q], converged[q] = _nb_pl_map_one(rows, ind[q], w, k, fit, False, theta, work, hess)
         mean = 0.0
         for a in range(m):
             mean += theta[a]
@@ -824,18 +833,17 @@ def _predict_pl(
 _nb_predict_pl = numba.njit(_predict_pl, cache=True, nogil=True)
 
 
-def _loo_pl(
-    orders, lengths, row_w, ind, dist, ks, uniform, alpha, max_iter, tol, positions, n_bad
-):  # pragma: no cover - compiled below
+def _loo_pl(rows, ind, dist, ks, uniform, fit, positions, n_bad):  # pragma: no cover
     """Local Plackett-Luce prediction of held-out rows for every candidate k, in one pass.
 
     IN: as :func:`_predict_pl`, with ``ind``/``dist`` (E, K) sorted per row (the query
     itself excluded) and ``ks`` (G,) increasing candidate sizes <= K. The fit for each k
     starts from the optimum of the previous one (neighbourhoods of growing k are nested).
-    OUT: ``positions`` (E, G, m); ``n_bad`` (G,) fits that did not converge.
+    ``fit.order_only`` is True (positions only). OUT: ``positions`` (E, G, m); ``n_bad``
+    (G,) fits that did not converge.
     """
     n_e, kk = ind.shape
-    m = orders.shape[1]
+    m = rows.orders.shape[1]
     work = np.empty(6 * m + kk + 2 * m)
     hess = np.empty((m, m))
     w = np.empty(kk)
@@ -847,22 +855,7 @@ def _loo_pl(
         for g in range(ks.shape[0]):
             k = ks[g]
             _nb_pl_weights(dist[e], k, uniform, w)
-            _, conv = _nb_pl_map_one(
-                orders,
-                lengths,
-                row_w,
-                ind[e],
-                w,
-                k,
-                alpha,
-                max_iter,
-                tol,
-                g > 0,
-                True,
-                theta,
-                work,
-                hess,
-            )
+            _, conv = _nb_pl_map_one(rows, ind[e], w, k, fit, g > 0, theta, work, hess)
             if not conv:
                 n_bad[g] += 1
             mean = 0.0

@@ -43,11 +43,83 @@ has shown that the threshold can beat the best split so far.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
+from rankclust._kernel_random import shuffle
 from rankclust.distances import _nb_kendall_pair
-from rankclust.label_ranking._iblr_kernels import _nb_em_one
+from rankclust.label_ranking._iblr_kernels import EMWork, _nb_em_one
+
+
+class ScannedRows(NamedTuple):
+    """The training rows as the grower reads them (built by ``tree._scan_rows``).
+
+    ``sidx`` (d, N) and ``sval`` (d, N): row f = all rows sorted by feature f (stable) and
+    their values, partitioned in place as the tree grows; ``rk`` (N, m) positions (-1
+    absent); ``bits``/``n_above``/``pair_index`` the pair statistics of complete rows (the
+    integer path); ``ro``/``lens`` the rankings as orderings (the float path).
+    """
+
+    sidx: np.ndarray
+    sval: np.ndarray
+    rk: np.ndarray
+    bits: np.ndarray
+    n_above: np.ndarray
+    pair_index: np.ndarray
+    ro: np.ndarray
+    lens: np.ndarray
+
+
+class ThetaTable(NamedTuple):
+    """The theta table ``(table, grid)`` and its bucket index ``(index, yrange, theta_up)``
+    (``tree.theta_table``, ``tree.theta_index``)."""
+
+    table: np.ndarray
+    grid: np.ndarray
+    index: np.ndarray
+    yrange: np.ndarray
+    theta_up: np.ndarray
+
+
+class GrowParams(NamedTuple):
+    """Stopping and search parameters of :func:`_grow`."""
+
+    min_leaf: int  # minimum rows per child
+    criterion: int  # 0 = the paper's eq. (6), 1 = impurity
+    min_size: float  # a node smaller than this (rows or label occurrences) stays a leaf
+    by_examples: bool  # min_size counts rows (else label occurrences)
+    max_depth: int  # -1 = none
+    min_gain: float  # -np.inf = never stop on gain
+    shuffle: bool  # visit the features in a fresh random order at each node
+
+
+class TreeArrays(NamedTuple):
+    """Per-node outputs of :func:`_grow` (arrays of at least 2N - 1 entries)."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+    n_labels: np.ndarray
+    complete: np.ndarray
+    theta: np.ndarray
+    labs: np.ndarray  # (., m)
+    center: np.ndarray  # (., m)
+
+
+class NodeRows(NamedTuple):
+    """Where each node's rows are (:func:`_node_models_em`)."""
+
+    rows_by_node: np.ndarray
+    first_rank: np.ndarray
+    starts: np.ndarray
+    sizes: np.ndarray
 
 
 def _theta_from_mean(table, grid, n_t, mean):  # pragma: no cover - compiled below
@@ -95,17 +167,14 @@ def _side_theta(
     base_pairs,
     base_count,
     n_rows_pairs,
-    table,
-    grid,
-    index,
-    yrange,
+    th,
     order_buf,
 ):  # pragma: no cover - compiled below
     """Spread of one side from its statistics (see the module docstring).
 
     The side's statistics are ``base + sign * (votes, pairs, count)``: the left side is
     ``0 + 1 * left`` and the right side ``total - left``, so no copy is made. ``order_buf``
-    (m,) int64 scratch. Returns the capped theta (the cap for a side with fewer than two
+    (m,) int64 scratch, ``th`` the :class:`ThetaTable`. Returns the capped theta (the cap for a side with fewer than two
     labels or no observed pair), read from the table by :func:`_theta_lookup`; ``np.inf``
     for a pure side (no discordant observed pair: the paper's infinite spread), which
     :func:`_split_score` scores as impurity 0 and callers storing a spread cap.
@@ -138,7 +207,7 @@ def _side_theta(
     if disc < 1e-9:
         return np.inf
     mean = disc / n_rows_pairs * (n_t * (n_t - 1) / 2.0)
-    return _nb_theta_lookup(table, grid, index, yrange, n_t, mean)
+    return _nb_theta_lookup(th.table, th.grid, th.index, th.yrange, n_t, mean)
 
 
 _nb_side_theta = numba.njit(_side_theta, cache=True, nogil=True)
@@ -285,16 +354,16 @@ _nb_move_row_order = numba.njit(_move_row_order, cache=True, nogil=True)
 
 
 def _split_incomplete(
-    sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index, yrange, feat_order
+    rows, th, start, end, min_leaf, criterion, feat_order
 ):  # pragma: no cover - compiled below
     """Best ``(feature, threshold, score, parent)`` of a node with incomplete rankings
     (eq. 6).
 
-    IN: ``sidx`` (d, N) and ``sval`` (d, N): in columns ``start:end`` of row f, the node's
-    rows sorted by feature f (stable) and their values of feature f (see :func:`_grow`);
-    ``ro`` (N, m) and ``lens`` (N,) the rankings as orderings (:func:`_move_row_order`);
-    ``min_leaf`` minimum rows per child; ``criterion`` 0 = the paper's eq. (6), 1 =
-    impurity; the theta table. Returns feature -1 when no split is valid; the threshold is
+    IN: ``rows`` (:class:`ScannedRows`): ``sidx`` (d, N) and ``sval`` (d, N): in columns
+    ``start:end`` of row f, the node's rows sorted by feature f (stable) and their values of
+    feature f (see :func:`_grow`); ``ro`` (N, m) and ``lens`` (N,) the rankings as orderings
+    (:func:`_move_row_order`); ``min_leaf`` minimum rows per child; ``criterion`` 0 = the
+    paper's eq. (6), 1 = impurity; ``th`` the :class:`ThetaTable`. Returns feature -1 when no split is valid; the threshold is
     the midpoint of two consecutive distinct values (``x <= threshold`` goes left); the score
     is maximised: ``(|T+| theta+ + |T-| theta-)/|T|`` (criterion 0) or
     ``-(|T+| u+ + |T-| u-)/|T|`` with the impurity ``u = 1/(1 + theta)``, 0 for a pure side
@@ -306,6 +375,8 @@ def _split_incomplete(
 
     O(d n m^2) time for n rows, O(m^2) extra memory.
     """
+    sidx, sval, ro, lens = rows.sidx, rows.sval, rows.ro, rows.lens
+    grid = th.grid
     d = sidx.shape[0]
     m = ro.shape[1]
     n_node = end - start
@@ -323,8 +394,8 @@ def _split_incomplete(
     order_buf = np.empty(m, dtype=np.int64)
     cap = grid[grid.shape[0] - 1]
     th_p = _nb_side_theta(
-        tot_votes, tot_pairs, tot_count, 1.0, zero_votes, zero_pairs, zero_votes, tot_rp,
-        table, grid, index, yrange, order_buf,
+        tot_votes, tot_pairs, tot_count, 1.0, zero_votes, zero_pairs, zero_votes, tot_rp, th,
+        order_buf,
     )  # fmt: skip
     parent = _nb_split_score(criterion, cap, n_node, th_p, 0, np.inf) / n_node
     best_f = -1
@@ -350,12 +421,12 @@ def _split_incomplete(
             if n_left < min_leaf or n_right < min_leaf:
                 continue
             th_l = _nb_side_theta(
-                l_votes, l_pairs, l_count, 1.0, zero_votes, zero_pairs, zero_votes, l_rp,
-                table, grid, index, yrange, order_buf,
+                l_votes, l_pairs, l_count, 1.0, zero_votes, zero_pairs, zero_votes, l_rp, th,
+                order_buf,
             )  # fmt: skip
             th_r = _nb_side_theta(
                 l_votes, l_pairs, l_count, -1.0, tot_votes, tot_pairs, tot_count,
-                tot_rp - l_rp, table, grid, index, yrange, order_buf,
+                tot_rp - l_rp, th, order_buf,
             )  # fmt: skip
             score = _nb_split_score(criterion, cap, n_left, th_l, n_right, th_r) / n_node
             if score > best:
@@ -368,11 +439,11 @@ def _split_incomplete(
 _nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
 
 
-def _node_fit(ranks, rows, table, grid, index, yrange, labs_out, center_out):  # pragma: no cover
+def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled one-pass node summary  # pragma: no cover
     """Summary and (for complete rankings) Mallows fit of one node, in one pass.
 
-    IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, the theta table and its bucket
-    index (:func:`_theta_lookup`).
+    IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, ``th`` the
+    :class:`ThetaTable` (:func:`_theta_lookup`).
     OUT: ``labs_out[:n_t]`` the labels occurring in the node (``L_T``, ascending);
     ``center_out[:n_t]`` the Borda centre over them as positions (only when ``complete``).
     Returns ``(n_t, complete, pure, theta, occurrences)``: ``complete`` -- every row ranks
@@ -429,13 +500,10 @@ def _node_fit(ranks, rows, table, grid, index, yrange, labs_out, center_out):  #
             zero_pairs,
             zero_votes,
             n_rows_pairs,
-            table,
-            grid,
-            index,
-            yrange,
+            th,
             order_buf,
         )
-        theta = min(theta, grid[grid.shape[0] - 1])  # a pure node stores the cap
+        theta = min(theta, th.grid[th.grid.shape[0] - 1])  # a pure node stores the cap
         if n_t >= 2:
             # order_buf[:n_t] lists the labels best first; positions within L_T
             for p in range(n_t):
@@ -574,9 +642,8 @@ _nb_complete_node_model = numba.njit(_complete_node_model, cache=True, nogil=Tru
 
 
 def _split_complete(
-    sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf, criterion,
-    table, grid, index, yrange, theta_up, work, feat_order,
-):  # pragma: no cover - compiled below  # fmt: skip
+    rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
+):  # pragma: no cover - compiled below
     """:func:`_split_incomplete` for a node whose rows are all complete (same criterion,
     candidates and tie rule), from the integer statistics above.
 
@@ -586,6 +653,9 @@ def _split_complete(
     (:func:`_theta_upper`) and searches the table only when the bound could beat the best
     split so far.
     """
+    sidx, sval, rk, bits = rows.sidx, rows.sval, rows.rk, rows.bits
+    n_above, pair_index = rows.n_above, rows.pair_index
+    table, grid, index, yrange, theta_up = th
     d = sidx.shape[0]
     m = rk.shape[1]
     n_pairs = bits.shape[1]
@@ -710,56 +780,29 @@ def _partition(sidx, sval, start, end, f, threshold, mark, buf_rows, buf_vals): 
 _nb_partition = numba.njit(_partition, cache=True, nogil=True)
 
 
-def _next_random(state):  # pragma: no cover - compiled below
-    """Next 64-bit output of SplitMix64 (Steele, Lea and Flood 2014) advancing ``state``
-    ((1,) uint64, IN/OUT). A private stream: no global random state is touched."""
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+_nb_shuffle = shuffle  # the Fisher-Yates of rankclust._kernel_random (SplitMix64)
 
 
-_nb_next_random = numba.njit(_next_random, cache=True, nogil=True)
-
-
-def _shuffle(order, state):  # pragma: no cover - compiled below
-    """Fisher-Yates shuffle of ``order`` in place from the stream ``state``
-    (:func:`_next_random`; modulo bias below 2^-50 for d < 2^14 features). O(d)."""
-    for a in range(order.shape[0] - 1, 0, -1):
-        b = np.int64(_nb_next_random(state) % np.uint64(a + 1))
-        tmp = order[a]
-        order[a] = order[b]
-        order[b] = tmp
-
-
-_nb_shuffle = numba.njit(_shuffle, cache=True, nogil=True)
-
-
-def _grow(
-    sidx, sval, rk, bits, n_above, pair_index, ro, lens, min_leaf, criterion, min_size,
-    by_examples, max_depth, min_gain, table, grid, index, yrange, theta_up, shuffle, rng_state,
-    feature,
-    threshold, left, right, parent, depth, start_out, size_out, n_labels, complete_out,
-    theta_out, labs_out, center_out,
-):  # pragma: no cover - compiled below  # fmt: skip
+def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-first grower loop  # pragma: no cover - compiled below
     """Grow a label ranking tree depth first, left child first; returns the node count.
 
-    IN: ``sidx`` (d, N) int64 and ``sval`` (d, N): row f = all rows sorted by feature f
+    IN: ``rows`` (:class:`ScannedRows`): ``sidx`` (d, N) int64 and ``sval`` (d, N): row f =
+    all rows sorted by feature f
     (stable) and their values; both are partitioned in place so that a node always owns
     columns ``start:end`` of every row (its rows sorted by each feature, as scikit-learn's
     presorted splitter: children inherit the order, nothing is re-sorted). ``rk`` (N, m)
     positions (-1 absent), ``ro``/``lens`` the orderings for :func:`_split_incomplete` (only
-    read for incomplete nodes), the stopping parameters (``max_depth`` -1 = none;
+    read for incomplete nodes); ``params`` (:class:`GrowParams`): the stopping parameters
+    (``max_depth`` -1 = none;
     ``min_gain``: a node stays a leaf when its best split improves the criterion, weighted by
     the node's share of the rows as scikit-learn's ``min_impurity_decrease``, by less than
-    ``min_gain`` (up to 1e-12 of rounding); ``-np.inf`` = never), the
-    theta table, and the feature order: with ``shuffle`` each node visits the features in
+    ``min_gain`` (up to 1e-12 of rounding); ``-np.inf`` = never) and the feature order: with ``shuffle`` each node visits the features in
     a fresh random order (Fisher-Yates from the SplitMix64 stream ``rng_state``, (1,)
     uint64, advanced in place), else in column order; among splits of exactly equal
     criterion the first visited wins (scikit-learn's convention), so the order only
     decides exact ties.
-    OUT, per node (arrays of at least 2N - 1 entries; ``labs_out``/``center_out`` (., m)):
+    ``th`` the :class:`ThetaTable`.
+    OUT, per node, ``out`` (:class:`TreeArrays`; below with their former ``_out`` names):
     the tree arrays, ``start_out``/``size_out`` (the node's columns in the final ``sidx``),
     ``n_labels`` (``|L_T|``), ``labs_out[t, :n_labels]`` (``L_T``), ``complete_out`` (every
     row ranks all of ``L_T``), ``theta_out`` and ``center_out[t, :n_labels]`` (the node
@@ -770,6 +813,19 @@ def _grow(
     (:func:`_complete_node_model`, :func:`_split_complete`), the others the float path
     (:func:`_node_fit`, :func:`_split_incomplete`).
     """
+    sidx, sval, rk, bits, _, pair_index, _, lens = rows
+    table, grid = th.table, th.grid
+    min_leaf, criterion, min_size, by_examples, max_depth, min_gain, shuffle = params
+    feature, threshold, left, right, parent, depth = (
+        out.feature,
+        out.threshold,
+        out.left,
+        out.right,
+        out.parent,
+        out.depth,
+    )
+    start_out, size_out, n_labels, complete_out = out.start, out.size, out.n_labels, out.complete
+    theta_out, labs_out, center_out = out.theta, out.labs, out.center
     n_all = sidx.shape[1]
     m = rk.shape[1]
     cap = grid[grid.shape[0] - 1]
@@ -835,9 +891,8 @@ def _grow(
             occurrences = n_rows * m
         else:
             n_t, complete, pure, theta, occurrences = _nb_node_fit(
-                rk, sidx[0, start:end], table, grid, index, yrange, labs_out[node],
-                center_out[node],
-            )  # fmt: skip
+                rk, sidx[0, start:end], th, labs_out[node], center_out[node]
+            )
             if n_t == 1:
                 center_out[node, 0] = 0
         if n_t < 2:
@@ -858,16 +913,14 @@ def _grow(
             _nb_shuffle(feat_order, rng_state)
         if all_complete:
             f, t, best = _nb_split_complete(
-                sidx, sval, start, end, rk, bits, n_above, pair_index, s_tot, c_tot, min_leaf,
-                criterion, table, grid, index, yrange, theta_up, work, feat_order,
-            )  # fmt: skip
+                rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
+            )
             # theta of the node, as its sides' are read (impure: at most the cap)
             parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
         else:
             f, t, best, parent_score = _nb_split_incomplete(
-                sidx, sval, start, end, ro, lens, min_leaf, criterion, table, grid, index,
-                yrange, feat_order,
-            )  # fmt: skip
+                rows, th, start, end, min_leaf, criterion, feat_order
+            )
         if f < 0:
             continue
         if n_rows / n_all * (best - parent_score) + 1e-12 < min_gain:
@@ -909,20 +962,20 @@ _nb_apply = numba.njit(_apply, cache=True, nogil=True)
 
 
 def _node_models_em(
-    ranks, votes, rows_by_node, first_rank, starts, sizes, nodes, max_iter, table, grid,
-    centers, thetas,
-):  # pragma: no cover - compiled below  # fmt: skip
+    ranks, votes, node_rows, nodes, max_iter, table, grid, centers, thetas
+):  # pragma: no cover - compiled below
     """Approximate-EM Mallows models of many nodes whose rows together rank all m labels.
 
     IN: ``ranks`` (N, m) int64 positions; ``votes`` (N, m) the rows' generalised Borda votes
-    (:func:`rankclust.consensus.generalized_borda_votes` over all m labels); the node of
-    ``nodes[q]`` owns rows ``rows_by_node[starts[t]:starts[t] + sizes[t]]``, taken in the
+    (:func:`rankclust.consensus.generalized_borda_votes` over all m labels); ``node_rows``
+    (:class:`NodeRows`): the node of ``nodes[q]`` owns rows ``rows_by_node[starts[t]:starts[t] + sizes[t]]``, taken in the
     order of ``first_rank`` (the rows' ranks in the stable sort by feature 0, the order in
     which the node was made). OUT per node q: ``centers[q]`` and ``thetas[q]``, the capped
     spread of the completions. Each node runs IBLR's one-query kernel
     (:func:`rankclust.label_ranking._iblr_kernels._em_one`, equal-weight rows) with the
     summed votes as its start. O(iter n_t m^2) time per node.
     """
+    rows_by_node, first_rank, starts, sizes = node_rows
     m = ranks.shape[1]
     n_max = 1
     for q in range(nodes.shape[0]):
@@ -947,8 +1000,9 @@ def _node_models_em(
             for j in range(m):
                 init[j] += votes[i, j]
         mean, _, _ = _nb_em_one(
-            sub[:k], w[:k], init, max_iter, True, ext[:k], new, scores, hist, hobj, centers[q]
-        )
+            sub[:k], w[:k], init, max_iter, True, EMWork(ext[:k], new, scores, hist, hobj),
+            centers[q],
+        )  # fmt: skip
         thetas[q] = _nb_theta_from_mean(table, grid, m, mean)
 
 

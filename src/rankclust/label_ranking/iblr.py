@@ -28,6 +28,9 @@ from rankclust.label_ranking._base import (
     validate_predict_data,
 )
 from rankclust.label_ranking._iblr_kernels import (
+    CenterFits,
+    PLFit,
+    PLRows,
     _nb_exact_distances,
     _nb_loo_centers,
     _nb_loo_pl,
@@ -563,10 +566,7 @@ class IBLRMallows(_BaseIBLR):
                 self.weights == "uniform",
                 self.max_iter,
                 need_dist,
-                centers,
-                mean_dist,
-                n_iter,
-                converged,
+                CenterFits(centers, mean_dist, n_iter, converged),
             )
         return centers, mean_dist, converged
 
@@ -770,11 +770,12 @@ class IBLRPlackettLuce(_BaseIBLR):
         converged = np.empty(q, dtype=np.bool_)
         if q:
             _nb_predict_pl(
-                self._orders, self._lengths, self._row_weights,
+                PLRows(self._orders, self._lengths, self._row_weights),
                 np.ascontiguousarray(ind, dtype=np.intp),
                 np.ascontiguousarray(dist, dtype=np.float64),
-                self.weights == "uniform", float(self.alpha), int(self.max_iter),
-                float(self.tol), order_only, scores, positions, n_iter, converged,
+                self.weights == "uniform",
+                PLFit(float(self.alpha), int(self.max_iter), float(self.tol), order_only),
+                scores, positions, n_iter, converged,
             )  # fmt: skip
         return scores, positions, converged
 
@@ -802,9 +803,9 @@ class IBLRPlackettLuce(_BaseIBLR):
         positions = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
         n_bad = np.zeros(len(ks), dtype=np.int64)
         _nb_loo_pl(
-            self._orders, self._lengths, self._row_weights, ind, dist,
-            np.asarray(ks, dtype=np.int64), self.weights == "uniform", float(self.alpha),
-            int(self.max_iter), float(self.tol), positions, n_bad,
+            PLRows(self._orders, self._lengths, self._row_weights), ind, dist,
+            np.asarray(ks, dtype=np.int64), self.weights == "uniform",
+            PLFit(float(self.alpha), int(self.max_iter), float(self.tol), True), positions, n_bad,
         )  # fmt: skip
         truth = self.rankings_[evaluate]
         tau = np.column_stack(

@@ -29,6 +29,11 @@ from rankclust.label_ranking._base import (
 )
 from rankclust.label_ranking._iblr_kernels import _nb_local_mallows_em
 from rankclust.label_ranking._tree_kernels import (
+    GrowParams,
+    NodeRows,
+    ScannedRows,
+    ThetaTable,
+    TreeArrays,
     _nb_apply,
     _nb_grow,
     _nb_node_models_em,
@@ -431,15 +436,22 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         labs, center = np.empty((2, max_nodes, m), dtype=np.int64)
         # the state of the compiled SplitMix64 stream of per-node feature orders
         rng_state = np.array([feature_order_seed(self.random_state)], dtype=np.uint64)
-        count = _nb_grow(
-            sidx, sval, rk, bits, n_above, pair_index, ro, lens, self.min_samples_leaf,
-            0 if self.criterion == "theta" else 1, float(self.min_node_size_factor * m),
+        params = GrowParams(
+            self.min_samples_leaf,
+            0 if self.criterion == "theta" else 1,
+            float(self.min_node_size_factor * m),
             self.min_node_size_mode == "examples",
             -1 if self.max_depth is None else int(self.max_depth),
             -np.inf if self.min_impurity_decrease is None else float(self.min_impurity_decrease),
-            table, grid, index, yrange,
-            theta_up, True, rng_state, feature, threshold, left, right, parent, depth, start,
-            size, n_labels, complete, theta, labs, center,
+            True,
+        )
+        count = _nb_grow(
+            ScannedRows(sidx, sval, rk, bits, n_above, pair_index, ro, lens),
+            ThetaTable(table, grid, index, yrange, theta_up),
+            params,
+            rng_state,
+            TreeArrays(feature, threshold, left, right, parent, depth, start, size, n_labels,
+                       complete, theta, labs, center),
         )  # fmt: skip
         labs, center, n_labels = labs[:count].copy(), center[:count].copy(), n_labels[:count]
         node_labels = [labs[t, : n_labels[t]] for t in range(count)]
@@ -454,7 +466,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             if full.size:
                 centers, thetas = np.empty((full.size, m), dtype=np.int64), np.empty(full.size)
                 _nb_node_models_em(
-                    R.ranks, generalized_borda_votes(R), sidx[0], first_rank, start, size,
+                    R.ranks, generalized_borda_votes(R), NodeRows(sidx[0], first_rank, start, size),
                     full, _EM_MAX_ITER, table, grid, centers, thetas,
                 )  # fmt: skip
                 center[full], theta[full] = centers, thetas  # node_center_ holds views

@@ -110,7 +110,7 @@ _nb_sample_rankings = numba.njit(_sample_rankings, cache=True, nogil=True)
 # --------------------------------------------------------------------------------------------
 # Cheng et al. (2009), Proposition 1: most probable (closest) extension
 # --------------------------------------------------------------------------------------------
-def _closest_extension(ranks, center, out):  # pragma: no cover - compiled below
+def _closest_extension(ranks, center, out):  # noqa: C901 - compiled Proposition 1 merge  # pragma: no cover - compiled below
     """Complete every row of ``ranks`` by its extension closest to ``center`` in Kendall.
 
     ``ranks`` (n, m) int64 without ties, -1 for absent; ``out`` (n, m) receives complete
@@ -198,7 +198,7 @@ _nb_qpow = numba.njit(_qpow, cache=True, nogil=True)
 _QPOW_TABLE = 4096
 
 
-def _subset_logmass_bitmask(chain, free, center, theta):  # pragma: no cover - compiled below
+def _subset_logmass_bitmask(chain, free, center, theta):  # noqa: C901 - compiled bitmask dynamic programme  # pragma: no cover - compiled below
     """``log sum_{pi in E(chain)} exp(-theta d_K(pi, center))`` by a DP over free-item sets.
 
     ``chain`` (k,) the present items best first; ``free`` (r,) the absent items sorted by
@@ -272,7 +272,7 @@ def _subset_logmass_bitmask(chain, free, center, theta):  # pragma: no cover - c
 _nb_subset_logmass_bitmask = numba.njit(_subset_logmass_bitmask, cache=True, nogil=True)
 
 
-def _subset_logmass_compositions(chain, free, center, theta, binom):  # pragma: no cover
+def _subset_logmass_compositions(chain, free, center, theta, binom):  # noqa: C901 - compiled composition dynamic programme  # pragma: no cover
     """The same marginal by a DP over how many free items fall in each gap of the chain.
 
     An extension is fixed by the gap ``g(f)`` in ``0..k`` of every free item and the order of

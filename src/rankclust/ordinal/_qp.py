@@ -144,7 +144,7 @@ def solve_slack_qp(
         return _solve(G, h, unit, c, n_quad, A_in, r_in, A_eq, tol, tol_gap, max_iter)
 
 
-def _solve(G, h, unit, c, n_quad, A_in, r_in, A_eq, tol, tol_gap, max_iter) -> SlackQPResult:
+def _solve(G, h, unit, c, n_quad, A_in, r_in, A_eq, tol, tol_gap, max_iter) -> SlackQPResult:  # noqa: C901 - one interior-point iteration, kept in one piece
     G = np.ascontiguousarray(G, dtype=np.float64)
     m, p = G.shape
     U = c.shape[0]

@@ -20,6 +20,7 @@ partitioned stably at every split (CART's bookkeeping), so nothing is re-sorted.
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -34,17 +35,28 @@ __all__ = ["KTree", "grow_ktree_reference"]
 _EPS = 1e-12
 
 
-def _grow(
-    X, order, D, V, full, min_node, feat, thr, left, right, value, cost, count, goes_left, buf
-):  # pragma: no cover - compiled below
+class KTreeArrays(NamedTuple):
+    """Per-node outputs of :func:`_grow` (sized 2n)."""
+
+    feat: np.ndarray  # -1 at leaves
+    thr: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray  # the node's ranking k*
+    cost: np.ndarray  # sum_T D[:, k*]
+    count: np.ndarray  # node sizes
+
+
+def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # noqa: C901 - compiled grower: split search inlined for speed  # pragma: no cover
     """Grow the tree; returns the number of nodes.
 
     ``X`` (n, d) float64; ``order`` (d, n) int64, row f = sample indices sorted by X[:, f]
     (modified in place); ``D`` (n, K) float64 costs; ``V`` (n, m) float64 rank vectors (used
-    only when ``full``); outputs sized 2n: ``feat`` (-1 at leaves), ``thr``, ``left``/``right``
+    only when ``full``); outputs ``out`` (:class:`KTreeArrays`), sized 2n: ``feat`` (-1 at leaves), ``thr``, ``left``/``right``
     child ids, ``value`` (the node's ranking k*), ``cost`` (``sum_T D[:, k*]``), ``count``
     (node sizes); ``goes_left`` (n,) bool and ``buf`` (n,) int64 scratch.
     """
+    feat, thr, left, right, value, cost, count = out
     n, d = X.shape
     K = D.shape[1]
     m = V.shape[1]
@@ -280,7 +292,7 @@ class KTree:
         buf = np.empty(n, dtype=np.int64)
         nn = _nb_grow(
             X, order, D, V, full and V.shape[1] > 0, int(self.min_node),
-            feat, thr, left, right, value, cost, count, goes_left, buf,
+            KTreeArrays(feat, thr, left, right, value, cost, count), goes_left, buf,
         )  # fmt: skip
         feat, thr, left, right = feat[:nn], thr[:nn], left[:nn], right[:nn]
         value, cost, count = value[:nn], cost[:nn], count[:nn]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numba
 import numpy as np
@@ -72,34 +72,60 @@ __all__ = ["PrototypePLMixture"]
 # --------------------------------------------------------------------------------------------
 # the stochastic sweep (numba kernel; trusted input)
 # --------------------------------------------------------------------------------------------
-def _sgd_epoch(
-    X,
-    orders,
-    lengths,
-    perm,
-    protos,
-    cluster,
-    Z,
-    t0,
-    gamma0,
-    gamma_T,
-    sigma0,
-    sigma_T,
-    clip,
-    proto_gain,
-    H_given,
-    use_given_h,
-    update_scores,
-    printed_rule,
-    H_out,
-):  # pragma: no cover - compiled below
+class SGDData(NamedTuple):
+    """The training data of :func:`_sgd_epoch`: ``X`` (n, d) standardised features,
+    ``orders`` (n, m) observed labels best first (``lengths`` of them)."""
+
+    X: np.ndarray
+    orders: np.ndarray
+    lengths: np.ndarray
+
+
+class SGDModel(NamedTuple):
+    """The parameters :func:`_sgd_epoch` updates in place: ``protos`` (M, d), their
+    ``cluster`` (M,), the PL log-scores ``Z`` (K, m)."""
+
+    protos: np.ndarray
+    cluster: np.ndarray
+    Z: np.ndarray
+
+
+class SGDSettings(NamedTuple):
+    """Step sizes and rules of :func:`_sgd_epoch`."""
+
+    gamma0: float  # learning rate gamma_t = gamma0 gamma_T / (gamma_T + t)
+    gamma_T: float
+    sigma0: float  # width sigma_t = sigma0 sigma_T / (sigma_T + t)
+    sigma_T: float
+    clip: float  # bound on a prototype step's coefficient
+    proto_gain: float
+    use_given_h: bool  # take h from ``H_given`` (batch E-step) instead of recomputing it
+    update_scores: bool  # M-step v.1: update Z in the sweep
+    printed_rule: bool  # eq. (30) as printed instead of the gradient
+
+
+def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 - compiled SGD sweep, one instance per step  # pragma: no cover
     """One pass of stochastic EM over the instances in the order ``perm``.
 
-    Updates ``protos`` (M, d) and ``Z`` (K, m) in place and writes the responsibilities used
-    for each instance into ``H_out`` (n, K). ``orders`` (n, m): observed labels best first
-    (``lengths`` of them). ``t0`` is the global step count at the start; returns the count at
-    the end. ``use_given_h``: take h from ``H_given`` (batch E-step) instead of recomputing it.
+    Updates ``model.protos`` (M, d) and ``model.Z`` (K, m) in place and writes the
+    responsibilities used for each instance into ``H_out`` (n, K). ``data``
+    (:class:`SGDData`); ``settings`` (:class:`SGDSettings`). ``t0`` is the global step count
+    at the start; returns the count at the end. ``use_given_h``: take h from ``H_given``
+    (batch E-step) instead of recomputing it.
     """
+    X, orders, lengths = data
+    protos, cluster, Z = model
+    (
+        gamma0,
+        gamma_T,
+        sigma0,
+        sigma_T,
+        clip,
+        proto_gain,
+        use_given_h,
+        update_scores,
+        printed_rule,
+    ) = settings
     n, d = X.shape
     M = protos.shape[0]
     K, m = Z.shape
@@ -680,7 +706,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         self.labels_ = self._predict_cluster(Xt)
         return self
 
-    def _run(
+    def _run(  # noqa: C901 - the epoch loop with its stopping rules
         self, Xt, Y, K, rng, max_epochs, *, evaluate=True, val=None, select_from=None
     ) -> dict:
         """Initialise and run up to ``max_epochs`` epochs of stochastic EM on ``(Xt, Y)``.
@@ -745,11 +771,13 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
                     Xt, stages, protos, cluster, Z, sigma_now, D=D, LZ=LZ
                 )
             perm = rng.permutation(n).astype(np.int64)
-            t = _nb_sgd_epoch(
-                Xt, orders, lengths, perm, protos, cluster, Z, t,
+            settings = SGDSettings(
                 float(self.gamma0), T, float(sigma0), T, float(self.clip), proto_gain,
-                H_given, self.e_step == "batch", self.m_step == "v1",
-                self.prototype_rule == "printed", H,
+                self.e_step == "batch", self.m_step == "v1", self.prototype_rule == "printed",
+            )  # fmt: skip
+            t = _nb_sgd_epoch(
+                SGDData(Xt, orders, lengths), perm, SGDModel(protos, cluster, Z), t, settings,
+                H_given, H,
             )  # fmt: skip
             if self.m_step == "v2":
                 for k in range(K):
