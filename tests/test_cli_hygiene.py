@@ -372,3 +372,24 @@ def test_tie_error_names_the_preflib_line_after_its_header(capsys, tmp_path):
     path.write_text("\n".join([*head, "3: 1,2,3", "2: 3,2,1", "1: {1,2},3"]) + "\n")
     code, _, err = run(capsys, "cluster", path, "-k", 2)
     one_line_error(code, err, "x.toc:11: this ranking ranks items as tied", "--method mixture")
+
+
+def test_similar_warnings_are_shown_once_with_a_count():
+    import io
+    import warnings
+
+    from rankclust.cli._console import Console, warnings_as_lines
+
+    err = io.StringIO()
+    console = Console(False, io.StringIO(), err)
+    with warnings_as_lines(console):
+        for fold in range(5):
+            warnings.warn(
+                f"fold {fold}: 3 of {40 + fold} fits did not converge", UserWarning, stacklevel=1
+            )
+        warnings.warn("another warning", UserWarning, stacklevel=1)
+    lines = err.getvalue().strip().splitlines()
+    assert lines == [
+        "rankclust: warning: fold 0: 3 of 40 fits did not converge (and 4 similar)",
+        "rankclust: warning: another warning",
+    ]

@@ -7,6 +7,7 @@ only: the command goes on quietly and still writes every file it was asked for.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import time
 import warnings
@@ -148,13 +149,25 @@ def one_line(message: str) -> str:
 
 @contextlib.contextmanager
 def warnings_as_lines(console: Console) -> Iterator[None]:
-    """Show warnings (malformed lines skipped, non-convergence) as one line each."""
+    """Show warnings (malformed lines skipped, non-convergence) as one line each.
+
+    Warnings that differ only in their numbers (the same warning from each fold of ``--cv``,
+    or from each K of ``select-k``) are shown once, with how many similar ones followed; all
+    are shown when the command ends, in the order of their first occurrence.
+    """
+    seen: dict[str, list] = {}
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if not console.quiet:
-            console.note(f"rankclust: warning: {one_line(str(message))}")
+        text = one_line(str(message))
+        seen.setdefault(re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", text), [text, 0])[1] += 1
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
-        warnings.showwarning = show
-        yield
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = show
+            yield
+    finally:
+        if not console.quiet:
+            for text, count in seen.values():
+                more = f" (and {count - 1} similar)" if count > 1 else ""
+                console.note(f"rankclust: warning: {text}{more}")
