@@ -84,6 +84,42 @@ def _complex_functions() -> list[str]:
     ]
 
 
+def import_kind(node: ast.ImportFrom, pkg: str) -> tuple[str | None, str]:
+    """How an import statement of a module of package ``pkg`` is counted, and what it names.
+
+    ``"private_cross_imports"`` for a private name or module of another package,
+    ``"toolkit_imports"`` for a top-level private module (the package-wide toolkit), None
+    otherwise (outside rankclust, relative, within ``pkg``, or public).
+    """
+    if not node.module or node.level != 0:
+        return None, ""
+    mod = node.module.split(".")
+    if mod[0] != "rankclust" or len(mod) < 2 or mod[1] == pkg:
+        return None, ""
+    private_names = [x.name for x in node.names if x.name.startswith("_")]
+    if mod[1].startswith("_") and not private_names:
+        return "toolkit_imports", node.module
+    if any(part.startswith("_") for part in mod[1:]) or private_names:
+        return "private_cross_imports", node.module + (
+            f" ({', '.join(private_names)})" if private_names else ""
+        )
+    return None, ""
+
+
+def private_cross_imports(src: Path = SRC) -> list[str]:
+    """Every import of a private name or module of another package below ``src``."""
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        pkg = path.relative_to(src).with_suffix("").parts[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                kind, what = import_kind(node, pkg)
+                if kind == "private_cross_imports":
+                    found.append(f"{path.relative_to(src)}:{node.lineno} {what}")
+    return found
+
+
 def measure() -> dict[str, list[str]]:
     """Every counted place, by measure."""
     found: dict[str, list[str]] = {
@@ -112,20 +148,10 @@ def measure() -> dict[str, list[str]]:
                 n_params = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
                 if numba_module and id(node) in top_level and n_params > 10:
                     found["wide_kernels"].append(f"{rel}:{node.lineno} {node.name} ({n_params})")
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                mod = node.module.split(".")
-                if mod[0] != "rankclust" or len(mod) < 2 or mod[1] == pkg:
-                    continue
-                private_names = [x.name for x in node.names if x.name.startswith("_")]
-                if mod[1].startswith("_") and not private_names:
-                    found["toolkit_imports"].append(f"{rel}:{node.lineno} {node.module}")
-                    continue
-                private_module = any(part.startswith("_") for part in mod[1:])
-                if private_module or private_names:
-                    what = node.module + (
-                        f" ({', '.join(private_names)})" if private_names else ""
-                    )
-                    found["private_cross_imports"].append(f"{rel}:{node.lineno} {what}")
+            elif isinstance(node, ast.ImportFrom):
+                kind, what = import_kind(node, pkg)
+                if kind is not None:
+                    found[kind].append(f"{rel}:{node.lineno} {what}")
     results = sorted(
         p.relative_to(ROOT)
         for p in (ROOT / "experiments").rglob("*")

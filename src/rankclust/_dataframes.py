@@ -2,8 +2,8 @@
 
 The public entry points are :meth:`Rankings.from_dataframe`, :meth:`Rankings.to_dataframe`
 and the DataFrame paths of :meth:`Rankings.from_ranks` and :meth:`Rankings.from_orderings`;
-this module is imported only when one of them meets a DataFrame, so the core works without
-pandas installed. One convention: integer labels ``0..m-1`` (in that order) mean *unnamed*
+pandas itself is imported only when one of them meets a DataFrame, so the core works without
+pandas installed (:func:`is_dataframe` recognises one without importing pandas). One convention: integer labels ``0..m-1`` (in that order) mean *unnamed*
 items, anything else is a name.
 """
 
@@ -16,6 +16,11 @@ import numpy as np
 
 #: Key of ``DataFrame.attrs`` that carries ``Rankings.kind`` through a round trip.
 KIND_ATTR = "rankclust_kind"
+
+
+def is_dataframe(obj: Any) -> bool:
+    """True for a pandas DataFrame, without importing pandas."""
+    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
 
 
 def _pandas() -> Any:

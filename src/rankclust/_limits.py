@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["ENV_PREFIX", "InputLimits", "resolve_limits"]
+__all__ = ["ENV_PREFIX", "InputLimits", "check_alloc", "resolve_limits"]
 
 #: Prefix of the environment variables: ``RANKCLUST_MAX_ITEMS`` overrides ``max_items``.
 ENV_PREFIX = "RANKCLUST_"
@@ -124,3 +124,18 @@ def resolve_limits(limits: InputLimits | Mapping[str, Any] | None = None) -> Inp
     if unknown:
         raise ValueError(f"unknown limit(s) {unknown}; known: {sorted(known)}")
     return replace(base, **dict(limits))
+
+
+def check_alloc(n_bytes: float, limit: int, what: str) -> None:
+    """Refuse, before allocating, an array of ``n_bytes`` over ``limit`` (one-line error).
+
+    The in-memory counterpart of the readers' limits: a computation on data already loaded
+    (the rank matrix of :meth:`Rankings.from_orderings`, pairwise counts) checks the size of
+    its result against a byte limit (``rankclust.rankings.MAX_RANK_MATRIX_BYTES``,
+    ``MAX_PAIRWISE_BYTES``). ``what`` names the result in the message.
+    """
+    if n_bytes > limit:
+        raise ValueError(
+            f"{what} would need {n_bytes / 2**30:.1f} GiB (limit {limit / 2**30:.0f} GiB); "
+            "reduce the number of items or rows"
+        )

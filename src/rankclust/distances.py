@@ -70,6 +70,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial.distance import cdist
 
+from rankclust._compiled import kendall_pair
 from rankclust._param_validation import StrOptions, validate_arguments, validate_params
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
@@ -105,28 +106,6 @@ _VECTOR_ARGS = {"normalize": ["boolean"], "kind": [StrOptions(KINDS)]}
 # --------------------------------------------------------------------------------------------
 # kernels (private: inputs are trusted; arrays are effective positions, -1 = unknown)
 # --------------------------------------------------------------------------------------------
-def _kendall_pair(a, b):  # pragma: no cover - compiled below
-    """Discordant and comparable pair counts of two position vectors, O(m^2).
-
-    A pair counts when both items are known (>= 0) and strictly ordered in both vectors.
-    """
-    m = a.shape[0]
-    disc = 0
-    comp = 0
-    for u in range(m):
-        au = a[u]
-        bu = b[u]
-        if au < 0 or bu < 0:
-            continue
-        for v in range(u + 1, m):
-            av = a[v]
-            bv = b[v]
-            if av < 0 or bv < 0 or av == au or bv == bu:
-                continue
-            comp += 1
-            if (au < av) != (bu < bv):
-                disc += 1
-    return disc, comp
 
 
 def _kendall_pair_complete(order_a, b, tree):  # pragma: no cover - compiled below
@@ -155,7 +134,6 @@ def _kendall_pair_complete(order_a, b, tree):  # pragma: no cover - compiled bel
     return inv
 
 
-_nb_kendall_pair = numba.njit(_kendall_pair, cache=True, nogil=True)
 _nb_kendall_pair_complete = numba.njit(_kendall_pair_complete, cache=True, nogil=True)
 
 
@@ -170,7 +148,7 @@ def _kendall_all_pairs(A, B, disc, comp, row_offset, symmetric):  # pragma: no c
     for i in range(n):
         start = row_offset + i + 1 if symmetric else 0
         for k in range(start, n2):
-            d, c = _nb_kendall_pair(A[i], B[k])
+            d, c = kendall_pair(A[i], B[k])
             disc[i, k] = d
             comp[i, k] = c
 
@@ -191,7 +169,7 @@ def _kendall_paired(A, B, disc, comp):  # pragma: no cover - compiled below
     n = A.shape[0]
     one = B.shape[0] == 1
     for i in range(n):
-        d, c = _nb_kendall_pair(A[i], B[0 if one else i])
+        d, c = kendall_pair(A[i], B[0 if one else i])
         disc[i] = d
         comp[i] = c
 

@@ -36,6 +36,8 @@ from typing import Any, Literal
 import numba
 import numpy as np
 
+from rankclust._dataframes import is_dataframe
+from rankclust._limits import check_alloc
 from rankclust._param_validation import (
     Interval,
     StrOptions,
@@ -279,7 +281,7 @@ class Rankings:
         >>> Rankings.from_orderings([["b", "a"]], items=["a", "b", "c"]).ranks
         array([[ 1,  0, -1]])
         """
-        if _is_dataframe(orderings):
+        if is_dataframe(orderings):
             orderings = _dataframe_orderings(orderings)
         if (
             isinstance(orderings, np.ndarray)
@@ -315,7 +317,7 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else max_item + 1
         n_items = int(n_items)
-        _check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+        check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
         for i, row in enumerate(rows):
             for j, pos in row:
@@ -350,11 +352,11 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
         n_items = int(n_items)
-        _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+        check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         if (arr >= n_items).any():
             i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
             raise _row_error(i, f"item {arr[i, j]} is out of range [0, {n_items})")
-        _check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+        check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         sorted_items = np.sort(arr, axis=1)
         dup = sorted_items[:, 1:] == sorted_items[:, :-1]
         if dup.any():
@@ -391,7 +393,7 @@ class Rankings:
         array([[ 1,  0,  2],
                [ 0, -1,  1]])
         """
-        if _is_dataframe(ranks):
+        if is_dataframe(ranks):
             from rankclust._dataframes import dataframe_rank_matrix
 
             ranks, names = dataframe_rank_matrix(ranks)
@@ -829,7 +831,7 @@ class Rankings:
             if n and lab.max() >= k:
                 raise ValueError(f"labels must be < n_groups={k}")
             w = base if weights is None else base * _check_row_weights(weights, n)
-            _check_alloc(8.0 * k * m * m, MAX_PAIRWISE_BYTES, f"pairwise counts over {m} items")
+            check_alloc(8.0 * k * m * m, MAX_PAIRWISE_BYTES, f"pairwise counts over {m} items")
             out = np.zeros((k, m, m))
             _nb_pair_counts_hard(self._ranks, np.ascontiguousarray(w, dtype=np.float64), lab, out)
             if self._kind == "top":
@@ -848,7 +850,7 @@ class Rankings:
                 wa = wa[:, None]
             w2 = wa * base[:, None]
         w2 = np.ascontiguousarray(w2)
-        _check_alloc(
+        check_alloc(
             8.0 * w2.shape[1] * m * m, MAX_PAIRWISE_BYTES, f"pairwise counts over {m} items"
         )
         out = np.zeros((w2.shape[1], m, m))
@@ -906,7 +908,7 @@ def check_rankings(
     items : sequence of str, optional
         Item names seen in ``fit`` (an estimator's ``items_``): align ``R`` to them by name.
     """
-    if _is_dataframe(R):  # pandas' own reader: nullable columns, 0..m-1 labels unnamed
+    if is_dataframe(R):  # pandas' own reader: nullable columns, 0..m-1 labels unnamed
         R = Rankings.from_ranks(R, kind=kind or "subset")
     elif not isinstance(R, Rankings):
         names = _column_names(R)
@@ -1040,11 +1042,6 @@ def _as_rank_matrix(ranks: Any) -> np.ndarray:
     return arr
 
 
-def _is_dataframe(obj: Any) -> bool:
-    """True for a pandas DataFrame, without importing pandas."""
-    return type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pandas")
-
-
 def _dataframe_orderings(df: Any) -> list[list[Any]]:
     from rankclust._dataframes import dataframe_orderings
 
@@ -1085,14 +1082,6 @@ def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) ->
 MAX_PAIRWISE_BYTES = 4 * 2**30
 #: Largest rank matrix (n m int64) that from_orderings allocates.
 MAX_RANK_MATRIX_BYTES = 8 * 2**30
-
-
-def _check_alloc(n_bytes: float, limit: int, what: str) -> None:
-    if n_bytes > limit:
-        raise ValueError(
-            f"{what} would need {n_bytes / 2**30:.1f} GiB (limit {limit / 2**30:.0f} GiB); "
-            "reduce the number of items or rows"
-        )
 
 
 def _check_weights(weights: Any, n: int) -> np.ndarray | None:

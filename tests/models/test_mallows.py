@@ -17,6 +17,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from rankclust import Rankings
+from rankclust import _compiled as C
 from rankclust.models import Mallows
 from rankclust.models import _mallows_kernels as K
 from rankclust.models import mallows as M
@@ -452,7 +453,7 @@ def test_most_probable_extension_is_closest_consistent_extension(m):
         assert kendall_brute(ext.ranks, center)[0] == d_all[ok].min()
         # compiled kernel equals its plain-python reference
         out = np.empty((1, m), dtype=np.int64)
-        K._closest_extension(np.ascontiguousarray(R.ranks), center, out)
+        C._closest_extension(np.ascontiguousarray(R.ranks), center, out)
         np.testing.assert_array_equal(out, ext.ranks)
 
 

@@ -1,6 +1,6 @@
 """One home for the Mallows mathematics and the centre methods; compiled copies pinned to it.
 
-* the stage tables and the dispersion solver of ``rankclust.models._mallows_math`` against
+* the stage tables and the dispersion solver of ``rankclust._mallows_math`` against
   independent references (brentq on the defining equation, direct sums);
 * every compiled copy against the one reference, on random inputs with tight tolerances:
   ``_mallows_kernels._log_qint`` (stage table), the label-ranking tree's table inversion
@@ -18,6 +18,7 @@ import pytest
 from scipy.optimize import brentq
 
 from rankclust import Rankings
+from rankclust import _mallows_math as MM
 from rankclust import consensus as CS
 from rankclust.cluster import MIXTURE_CENTER_METHODS, MallowsMixture
 from rankclust.cluster import _mixture_kernels as MK
@@ -42,7 +43,6 @@ from rankclust.distances import (
 from rankclust.label_ranking._iblr_kernels import EMWork, _nb_em_one
 from rankclust.label_ranking._tree_kernels import _nb_theta_from_mean
 from rankclust.label_ranking.tree import theta_table
-from rankclust.models import _mallows_math as MM
 from rankclust.models._mallows_kernels import _nb_log_qint
 from rankclust.models.mallows import (
     CENTER_METHODS as MALLOWS_CENTER_METHODS,

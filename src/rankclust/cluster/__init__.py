@@ -1,11 +1,13 @@
 """Clustering of rankings.
 
 * Ukkonen (2011), chains: :class:`ChainKMeans`, the embeddings, :class:`KOMeans` (k-o'means,
-  re-implemented), the swap randomisation test and :func:`make_planted_chains`;
+  re-implemented), the swap randomisation test (and :func:`objective_of`, the objective it
+  reads) and :func:`make_planted_chains`;
 * Busse, Orbanz & Buhmann (2007), mixtures: :class:`MallowsMixture`,
   :class:`PlackettLuceMixture`, :func:`select_k`, baselines and generators.
 """
 
+from rankclust.cluster._base import objective_of
 from rankclust.cluster.baselines import (
     CompletionMallowsMixture,
     RestrictedLengthMixture,
@@ -65,6 +67,7 @@ __all__ = [
     "make_heterogeneous_rankings",
     "make_planted_chains",
     "mixing_curve",
+    "objective_of",
     "planted_partition_pq",
     "randomization_test",
     "select_k",

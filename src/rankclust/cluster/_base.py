@@ -14,6 +14,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from rankclust._param_validation import validate_arguments
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
@@ -119,14 +120,41 @@ def chain_orders(R: Rankings) -> tuple[np.ndarray, np.ndarray]:
     return orders, lengths
 
 
+@validate_arguments({"statistic": [str, callable, None]})
 def objective_of(estimator: Any, R: Any = None, statistic: Any = None) -> float:
     """The scalar clustering objective of a fitted estimator (lower = tighter clusters).
 
-    This is the protocol :func:`rankclust.cluster.randomization_test` uses:
+    The protocol by which :func:`~rankclust.cluster.randomization_test` and the command line's
+    ``select-k`` read a clusterer's objective, so that a user's own comparison reads the same
+    number.
 
-    * ``statistic`` callable: ``statistic(estimator, R)``;
-    * ``statistic`` str: the fitted attribute of that name;
-    * ``None``: the attribute ``objective_`` if present, else ``inertia_``.
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted clusterer.
+    R : Rankings or array-like, optional
+        The data it was fitted on; only passed on to a callable ``statistic``.
+    statistic : str or callable, optional
+        A callable ``statistic(estimator, R) -> float``, or the name of a fitted attribute;
+        by default the attribute ``objective_`` if the estimator has one, else ``inertia_``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If the estimator has not the attribute named, or neither ``objective_`` nor
+        ``inertia_`` when ``statistic`` is None.
+
+    Examples
+    --------
+    >>> from rankclust.cluster import ChainKMeans, make_planted_chains, objective_of
+    >>> R, _ = make_planted_chains(n_samples=60, n_items=8, n_clusters=2, random_state=0)
+    >>> km = ChainKMeans(n_clusters=2, random_state=0).fit(R)
+    >>> objective_of(km) == km.objective_
+    True
     """
     if callable(statistic):
         return float(statistic(estimator, R))

@@ -1,6 +1,6 @@
 """Private vectorised pieces of the ranking mixtures (inputs are trusted, see ``mixture.py``).
 
-The mathematics lives in :mod:`rankclust.models._mallows_math` (stage-wise moments of the
+The mathematics lives in :mod:`rankclust._mallows_math` (stage-wise moments of the
 Kendall statistic, the dispersion solver) and :mod:`rankclust.rankings` (pairwise counts); this module only arranges it for
 ``K`` components at once, so that one EM iteration costs a handful of small BLAS calls
 instead of ``K`` calls of the public one-component functions (whose argument checks dominate
@@ -13,7 +13,7 @@ on compressed data such as the 205 distinct APA ballots).
 * :func:`length_tables` and :func:`solve_thetas` -- ``log psi``, mean and variance of the
   statistic for every length and component, and the weighted dispersion equations of all
   components (a safeguarded Newton iteration); both live in
-  :mod:`rankclust.models._mallows_math`, the one home of the stage-wise mathematics, and are
+  :mod:`rankclust._mallows_math`, the one home of the stage-wise mathematics, and are
   re-exported here.
 
 The Plackett-Luce mixture needs no kernel of its own: its E-step and MM M-step call the
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 # the dispersion mathematics has one home; re-exported here for the mixture's E/M-steps
-from rankclust.models._mallows_math import length_tables, solve_thetas
+from rankclust._mallows_math import length_tables, solve_thetas
 
 __all__ = [
     "discordance_matrix",

@@ -61,6 +61,7 @@ from rankclust._dask import (
     take_rows,
     weighted_choice,
 )
+from rankclust._limits import check_alloc
 from rankclust._param_validation import (
     Interval,
     StrOptions,
@@ -97,7 +98,7 @@ from rankclust.models.plackett_luce import (
     mm_worths,
     stage_pass,
 )
-from rankclust.rankings import MAX_PAIRWISE_BYTES, Rankings, _check_alloc, check_rankings
+from rankclust.rankings import MAX_PAIRWISE_BYTES, Rankings, check_rankings
 
 __all__ = [
     "BACKENDS",
@@ -333,7 +334,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
 
     def _check_size(self, m: int) -> None:
         if self._pairwise_copies:
-            _check_alloc(
+            check_alloc(
                 self._pairwise_copies * 8.0 * self.n_components * m * m,
                 MAX_PAIRWISE_BYTES,
                 f"the EM statistics of {self.n_components} component(s) over {m} items",

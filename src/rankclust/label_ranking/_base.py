@@ -17,27 +17,26 @@ Conventions of :mod:`rankclust.label_ranking` (stated once here):
 * **unseen labels**: a label that no training ranking contains carries no information. ``fit``
   warns and lists it in ``unseen_items_`` (sorted label indices); ``predict`` places unseen
   labels last (in label order, after every label seen in training, whose relative order is
-  the model's), and ``predict_rankings`` leaves them unranked (absent).
+  the model's), and ``predict_rankings`` leaves them unranked (absent). The functions of this
+  rule live in :mod:`rankclust._unseen_labels`, shared with :mod:`rankclust.supervised`.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
+from rankclust._dataframes import is_dataframe
+from rankclust._unseen_labels import demote_unseen, find_unseen_labels, ranks_to_rankings
 from rankclust.metrics import kendall_tau
-from rankclust.rankings import Rankings, _is_dataframe, check_rankings
+from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
     "LabelRankerMixin",
-    "demote_unseen",
-    "find_unseen_labels",
     "positions_to_ranks",
-    "ranks_to_rankings",
     "validate_fit_data",
     "validate_predict_data",
 ]
@@ -124,7 +123,7 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
             "(Y: the training rankings)"
         )
     X = validate_data(estimator, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-    if not isinstance(Y, Rankings) and not _is_dataframe(Y):  # DataFrames: check_rankings
+    if not isinstance(Y, Rankings) and not is_dataframe(Y):  # DataFrames: check_rankings
         arr = np.asarray(Y)
         if arr.dtype.kind not in "biuf":
             try:
@@ -147,52 +146,6 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
     estimator.items_ = R.items
     estimator.unseen_items_ = find_unseen_labels(R, type(estimator).__name__)
     return X, R
-
-
-def find_unseen_labels(R: Rankings, owner: str) -> np.ndarray:
-    """Indices (sorted, int64) of the labels no ranking of ``R`` contains, with a warning.
-
-    Such a label carries no information: the model cannot place it, so predictions put it
-    last (:func:`demote_unseen`) and named predictions leave it unranked.
-    """
-    unseen = np.flatnonzero(~(R.ranks >= 0).any(axis=0)).astype(np.int64)
-    if unseen.size:
-        names = [R.item_name(int(j)) for j in unseen[:5]]
-        more = f" (and {unseen.size - 5} more)" if unseen.size > 5 else ""
-        warnings.warn(
-            f"{owner}: label(s) {', '.join(names)}{more} appear in no training ranking "
-            "(unseen_items_); predictions place them last and predict_rankings leaves them "
-            "unranked",
-            UserWarning,
-            stacklevel=4,
-        )
-    return unseen
-
-
-def demote_unseen(ranks: np.ndarray, unseen: np.ndarray) -> np.ndarray:
-    """Complete 1-based ranks with the ``unseen`` labels moved to the last places.
-
-    The other labels keep their relative order; the unseen ones follow in label order.
-    O(n L log L) time when ``unseen`` is not empty, a no-op otherwise.
-    """
-    if unseen.size == 0:
-        return ranks
-    n, m = ranks.shape
-    key = ranks.astype(np.int64, copy=True)
-    key[:, unseen] = m + 1 + np.arange(unseen.size)
-    order = np.argsort(key, axis=1, kind="stable")
-    out = np.empty_like(key)
-    np.put_along_axis(out, order, np.arange(1, m + 1, dtype=np.int64)[None, :].repeat(n, 0), 1)
-    return out
-
-
-def ranks_to_rankings(
-    ranks: np.ndarray, unseen: np.ndarray, items: tuple[str, ...] | None
-) -> Rankings:
-    """Rankings of predicted 1-based ranks (unseen labels last), the unseen labels absent."""
-    pos = np.asarray(ranks, dtype=np.int64) - 1
-    pos[:, unseen] = -1  # they hold the last places, so the rest stays dense
-    return Rankings._from_trusted(pos, kind="subset", items=items)
 
 
 def validate_predict_data(estimator: Any, X: Any) -> np.ndarray:

@@ -5,8 +5,8 @@ approximate EM (Alg. 1) with the weighted Borda count as the median step, on the
 rankings of each query. :func:`_em_one` is the single-query form of
 :func:`rankclust.models.mallows.estimate_center` with ``method="borda"`` (the reference the
 tests compare it with) and reuses the shared kernels for Proposition 1
-(:func:`rankclust.models._mallows_kernels._closest_extension`) and Kendall's distance
-(:func:`rankclust.distances._kendall_pair`). :func:`_predict_centers` runs it for every
+(:func:`rankclust._compiled.closest_extension`) and Kendall's distance
+(:func:`rankclust._compiled.kendall_pair`). :func:`_predict_centers` runs it for every
 query straight from the (Q, k) neighbour index matrix (weights and the initial Borda scores
 included), and :func:`_loo_tau` scores every candidate k of the leave-one-out choice from
 prefixes of one sorted neighbour list.
@@ -19,8 +19,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from rankclust.distances import _nb_kendall_pair
-from rankclust.models._mallows_kernels import _nb_closest_extension
+from rankclust._compiled import closest_extension, kendall_pair
 
 
 class EMWork(NamedTuple):
@@ -102,7 +101,7 @@ def _weighted_distance(ranks, w, center):  # pragma: no cover - compiled below
     total = 0.0
     for i in range(ranks.shape[0]):
         if w[i] != 0.0:
-            disc, _ = _nb_kendall_pair(ranks[i], center)
+            disc, _ = kendall_pair(ranks[i], center)
             total += w[i] * disc
     return total
 
@@ -167,7 +166,7 @@ def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: 
     conv = False
     it = 0
     while it < max_iter:
-        _nb_closest_extension(ranks, center, ext)
+        closest_extension(ranks, center, ext)
         hist[it] = center
         hobj[it] = _nb_weighted_distance(ext, w, center)
         it += 1
@@ -203,7 +202,7 @@ def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: 
             center[j] = new[j]
     if not need_dist:
         return np.nan, it, conv
-    _nb_closest_extension(ranks, center, ext)
+    closest_extension(ranks, center, ext)
     return _nb_weighted_distance(ext, w, center) / wsum, it, conv
 
 

@@ -48,8 +48,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from rankclust._compiled import kendall_pair
 from rankclust._kernel_random import shuffle
-from rankclust.distances import _nb_kendall_pair
 from rankclust.label_ranking._iblr_kernels import EMWork, _nb_em_one
 
 
@@ -127,7 +127,7 @@ def _theta_from_mean(table, grid, n_t, mean):  # pragma: no cover - compiled bel
 
     A compiled copy of the package's dispersion solver
     (:func:`rankclust.models.mallows.theta_mle`, i.e.
-    ``rankclust.models._mallows_math.solve_thetas``), read off a grid table of its stage
+    ``rankclust._mallows_math.solve_thetas``), read off a grid table of its stage
     means for speed: keep in sync (same 0 / cap conventions);
     ``tests/models/test_mallows_math.py`` pins it to ``theta_mle`` on random means.
 
@@ -946,21 +946,6 @@ def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-firs
 _nb_grow = numba.njit(_grow, cache=True, nogil=True)
 
 
-def _apply(X, feature, threshold, left, right, out):  # pragma: no cover - compiled below
-    """Leaf of every row of ``X`` (OUT ``out`` (q,)): walk from the root. O(q depth)."""
-    for q in range(X.shape[0]):
-        t = 0
-        while feature[t] >= 0:
-            if X[q, feature[t]] <= threshold[t]:
-                t = left[t]
-            else:
-                t = right[t]
-        out[q] = t
-
-
-_nb_apply = numba.njit(_apply, cache=True, nogil=True)
-
-
 def _node_models_em(
     ranks, votes, node_rows, nodes, max_iter, table, grid, centers, thetas
 ):  # pragma: no cover - compiled below
@@ -1029,7 +1014,7 @@ def _node_risk(ranks, row_w, leaf, parent, node_ranking, risk):  # pragma: no co
             continue
         t = leaf[i]
         while t >= 0:
-            disc, _ = _nb_kendall_pair(ranks[i], node_ranking[t])
+            disc, _ = kendall_pair(ranks[i], node_ranking[t])
             risk[t] += wi * disc
             t = parent[t]
 

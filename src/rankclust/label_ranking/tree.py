@@ -19,6 +19,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
+from rankclust._compiled import tree_apply
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust.consensus import generalized_borda_votes
 from rankclust.label_ranking._base import (
@@ -34,7 +35,6 @@ from rankclust.label_ranking._tree_kernels import (
     ScannedRows,
     ThetaTable,
     TreeArrays,
-    _nb_apply,
     _nb_grow,
     _nb_node_models_em,
     _nb_node_risk,
@@ -644,7 +644,7 @@ class LabelRankingTree(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         names were checked when it was converted, so they are not checked again)."""
         X = np.ascontiguousarray(X, dtype=np.float64)  # one compiled layout
         node = np.empty(X.shape[0], dtype=np.intp)
-        _nb_apply(
+        tree_apply(
             X, self.feature_, self.threshold_, self.children_left_, self.children_right_, node
         )
         return node

@@ -36,7 +36,7 @@ _nb_log1mexp = numba.njit(_log1mexp, cache=True, nogil=True)
 def _log_qint(k, theta):  # pragma: no cover - compiled below
     """``log [k]_q = log sum_{v<k} exp(-theta v)`` for integer ``k >= 1``, ``theta >= 0``.
 
-    Scalar compiled copy of ``rankclust.models._mallows_math.stage_log_qint`` (the one home
+    Scalar compiled copy of ``rankclust._mallows_math.stage_log_qint`` (the one home
     of the stage tables): keep in sync; ``tests/models/test_mallows_math.py`` pins it.
     """
     if theta == 0.0:
@@ -105,69 +105,6 @@ def _sample_rankings(order, theta, uniforms, lengths, out):  # pragma: no cover 
 
 
 _nb_sample_rankings = numba.njit(_sample_rankings, cache=True, nogil=True)
-
-
-# --------------------------------------------------------------------------------------------
-# Cheng et al. (2009), Proposition 1: most probable (closest) extension
-# --------------------------------------------------------------------------------------------
-def _closest_extension(ranks, center, out):  # noqa: C901 - compiled Proposition 1 merge  # pragma: no cover - compiled below
-    """Complete every row of ``ranks`` by its extension closest to ``center`` in Kendall.
-
-    ``ranks`` (n, m) int64 without ties, -1 for absent; ``out`` (n, m) receives complete
-    position vectors. Each absent item ``i`` goes into the gap ``j`` (0 = above the first
-    present item, k = below the last) minimising
-    ``cost_i(j) = #{present x in the first j: c(x) > c(i)} + #{present x after j: c(x) < c(i)}``
-    with the smallest ``j`` on ties; items sharing a gap keep the centre's order.
-    O(m k + m log m) per row for k present items.
-    """
-    n, m = ranks.shape
-    present = np.empty(m, dtype=np.int64)
-    gap = np.empty(m, dtype=np.int64)
-    key = np.empty(m, dtype=np.int64)
-    for i in range(n):
-        k = 0
-        for j in range(m):
-            if ranks[i, j] >= 0:
-                k += 1
-        # present items in the row's order (positions are dense 0..k-1 without ties)
-        for j in range(m):
-            r = ranks[i, j]
-            if r >= 0:
-                present[r] = j
-        for j in range(m):
-            if ranks[i, j] >= 0:
-                gap[j] = -1
-                continue
-            cj = center[j]
-            cost = 0
-            for p in range(k):
-                if center[present[p]] < cj:
-                    cost += 1
-            best = cost
-            best_g = 0
-            for p in range(k):
-                if center[present[p]] > cj:
-                    cost += 1
-                else:
-                    cost -= 1
-                if cost < best:
-                    best = cost
-                    best_g = p + 1
-            gap[j] = best_g
-        # sort key: (gap, absent items before the present item closing that gap, centre)
-        # present item p closes gap p (it follows the absent items inserted in gap p).
-        for j in range(m):
-            r = ranks[i, j]
-            if r >= 0:
-                key[j] = r * (2 * m + 1) + 2 * m
-            else:
-                key[j] = gap[j] * (2 * m + 1) + center[j]
-        order = np.argsort(key)
-        for p in range(m):
-            out[i, order[p]] = p
-
-
-_nb_closest_extension = numba.njit(_closest_extension, cache=True, nogil=True)
 
 
 # --------------------------------------------------------------------------------------------

@@ -75,6 +75,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust import consensus
+from rankclust._compiled import closest_extension
+from rankclust._mallows_math import length_tables, solve_thetas, tail_start
 from rankclust._param_validation import (
     Interval,
     StrOptions,
@@ -86,12 +88,10 @@ from rankclust._param_validation import (
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
 from rankclust.models._mallows_kernels import (
-    _nb_closest_extension,
     _nb_sample_rankings,
     _nb_subset_logmass_bitmask,
     _nb_subset_logmass_compositions,
 )
-from rankclust.models._mallows_math import length_tables, solve_thetas, tail_start
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
@@ -312,7 +312,7 @@ def theta_mle(
     ``sum_i w_i mu_{t_i}(theta) = sum_i w_i s^{t_i}_i`` (Busse et al. 2007, eq. 14 with
     weights). ``mean_N`` is strictly decreasing, so the root is unique; it is found by the
     package's one dispersion solver, a safeguarded Newton iteration on ``[0, theta_max]``
-    (the one-component case of the mixtures' M-step; ``rankclust.models._mallows_math``).
+    (the one-component case of the mixtures' M-step; ``rankclust._mallows_math``).
 
     Parameters
     ----------
@@ -441,7 +441,7 @@ def _uniforms(random_state: Any, shape: tuple[int, int]) -> np.ndarray:
 def _extend(R: Rankings, center: np.ndarray) -> Rankings:
     """Prop. 1 completions of trusted input (no ties, valid centre)."""
     out = np.empty(R.shape, dtype=np.int64)
-    _nb_closest_extension(np.ascontiguousarray(R.ranks), center, out)
+    closest_extension(np.ascontiguousarray(R.ranks), center, out)
     weights = R.weights if R.is_weighted else None
     return Rankings._from_trusted(out, kind=R.kind, weights=weights, items=R.items)
 

@@ -15,7 +15,7 @@
   removed, the others renumbered ``0..n_clusters_-1``, with an
   :class:`~rankclust.exceptions.EmptyClusterWarning`.
 
-Names and unseen labels follow :mod:`rankclust.label_ranking._base`: ``items_`` keeps the label
+Names and unseen labels follow the label rankers (:mod:`rankclust._unseen_labels`): ``items_`` keeps the label
 names of ``Y`` (also on ``central_rankings_``); a label no training ranking contains is listed
 in ``unseen_items_`` with a warning, placed last in every central ranking (so in
 ``predict_ranking``), and left unranked by ``predict_rankings``.
@@ -31,10 +31,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from rankclust import _loaded_state as loaded
+from rankclust._unseen_labels import demote_unseen, find_unseen_labels, ranks_to_rankings
 from rankclust.consensus import generalized_borda
 from rankclust.distances import pairwise_distances
 from rankclust.exceptions import EmptyClusterWarning
-from rankclust.label_ranking._base import demote_unseen, find_unseen_labels, ranks_to_rankings
 from rankclust.models.mallows import estimate_center
 from rankclust.models.plackett_luce import fit_scores
 from rankclust.rankings import Rankings, check_rankings

@@ -28,7 +28,7 @@ import numpy as np
 from rankclust import _loaded_state as loaded
 
 # one compiled root-to-leaf walk for every binary tree of the package
-from rankclust.label_ranking._tree_kernels import _nb_apply
+from rankclust._compiled import tree_apply
 
 __all__ = ["KTree", "grow_ktree_reference"]
 
@@ -359,7 +359,7 @@ class KTree:
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         out = np.empty(X.shape[0], dtype=np.int64)
-        _nb_apply(
+        tree_apply(
             np.ascontiguousarray(X, dtype=np.float64),
             self.feature,
             self.threshold,

@@ -29,6 +29,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
+from rankclust._compiled import closest_extension
 from rankclust._param_validation import (
     Interval,
     StrOptions,
@@ -36,7 +37,6 @@ from rankclust._param_validation import (
     check_n_clusters,
 )
 from rankclust.consensus import generalized_borda_votes
-from rankclust.models._mallows_kernels import _nb_closest_extension
 from rankclust.models.mallows import most_probable_extension
 from rankclust.rankings import Rankings
 from rankclust.supervised._base import (
@@ -55,7 +55,7 @@ __all__ = ["RankClusteringTree", "naive_rank_clusters"]
 def _extend_rows(ranks, centers, out):  # pragma: no cover - compiled below
     """Complete row i of ``ranks`` by its most probable extension under ``centers[i]``."""
     for i in range(ranks.shape[0]):
-        _nb_closest_extension(ranks[i : i + 1], centers[i], out[i : i + 1])
+        closest_extension(ranks[i : i + 1], centers[i], out[i : i + 1])
 
 
 _nb_extend_rows = numba.njit(_extend_rows, cache=True, nogil=True)

@@ -78,7 +78,7 @@ def select_k_table(
     starts also from the K - 1 fit (warm starts) and the table is the one ``select_k``
     returns for the same seed; its callback advances the progress bar.
     """
-    from rankclust.cluster._base import objective_of
+    from rankclust.cluster import objective_of
 
     selector = getattr(importlib.import_module(cls.__module__), "select_k", None)
     rows: list[dict[str, Any]] = []

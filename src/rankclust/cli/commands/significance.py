@@ -65,8 +65,7 @@ def cmd_significance(args: argparse.Namespace, console: Console) -> int:
     check_k(args.k, R.n_rankings)
     if args.method is None:
         console.info(f"kind {R.kind!r}: testing with --method {name}")
-    from rankclust.cluster import randomization_test
-    from rankclust.cluster._base import objective_of
+    from rankclust.cluster import objective_of, randomization_test
 
     est = make_estimator(cls, n_clusters=args.k, random_state=args.random_state,
                          n_init=args.n_init, extra=parse_set(args.set),

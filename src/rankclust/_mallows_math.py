@@ -1,4 +1,4 @@
-"""The stage-wise mathematics of the Kendall-Mallows model, written once (private).
+"""The stage-wise mathematics of the Kendall-Mallows model, written once (package toolkit).
 
 Every estimator that needs a Mallows normaliser, the moments of the Kendall statistic or a
 dispersion estimate reads them from here: :mod:`rankclust.models.mallows` (the public
