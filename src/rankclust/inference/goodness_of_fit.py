@@ -284,7 +284,7 @@ class ModelComparison:
 
 def _fmt(x: float) -> str:
     x = float(x)
-    return str(int(round(x))) if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
+    return str(round(x)) if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -515,7 +515,7 @@ def _data_kind(R: Rankings) -> str:
 
 def _observed(ranks: np.ndarray, kind: str, S: np.ndarray) -> dict[str, np.ndarray | None]:
     """Observed tables for each column of the row weights ``S`` (n, G): arrays (G, ...)."""
-    n, m = ranks.shape
+    m = ranks.shape[1]
     G = S.shape[1]
     present = ranks >= 0
     pairs = np.zeros((G, m, m))
