@@ -4,6 +4,7 @@ See :mod:`rankclust.inference.goodness_of_fit`.
 """
 
 from rankclust.inference.goodness_of_fit import (
+    FitTables,
     GoodnessOfFitResult,
     ModelComparison,
     compare_models,
@@ -11,6 +12,7 @@ from rankclust.inference.goodness_of_fit import (
 )
 
 __all__ = [
+    "FitTables",
     "GoodnessOfFitResult",
     "ModelComparison",
     "compare_models",

@@ -11,14 +11,11 @@ and :func:`compare_models` puts several models side by side with their informati
 What is compared depends on the kind of data (the lengths and item sets are conditioned on,
 as the models do):
 
-=============  ===================================  ==================================  =========================================
-data           first choices                        positions                           pairs ``(a, b)``
-=============  ===================================  ==================================  =========================================
-complete       every ranking                        every position                      every pair
-``top``        every list of length >= 1            position ``r`` of lists longer      pairs the list decides: ``a`` listed and
-                                                    than ``r`` (the first ``t`` only)   above ``b`` (``b`` listed lower or absent)
-``subset``     not compared                         not compared                        pairs of items both present
-=============  ===================================  ==================================  =========================================
+| data | first choices | positions | pairs ``(a, b)`` |
+|---|---|---|---|
+| complete | every ranking | every position | every pair |
+| ``top`` | every list of length >= 1 | position ``r`` of the lists longer than ``r`` (the first t only) | the pairs a list decides: ``a`` listed and above ``b`` (``b`` listed lower, or absent) |
+| ``subset`` | not compared | not compared | pairs of items both present |
 
 Observed tables count rankings (times their weights); a component's tables weight every
 ranking by its responsibility (posterior probability of the component), and the expected
@@ -74,6 +71,7 @@ from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
     "ENUMERATION_MAX_ITEMS",
+    "FitTables",
     "GoodnessOfFitResult",
     "ModelComparison",
     "compare_models",
