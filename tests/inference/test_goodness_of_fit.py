@@ -16,6 +16,8 @@ from rankclust import Rankings
 from rankclust.cluster import MallowsMixture, PlackettLuceMixture
 from rankclust.inference import compare_models, goodness_of_fit
 from rankclust.inference.goodness_of_fit import (
+    _Component,
+    _component_probabilities,
     _g2,
     _observed,
     _rim_marginals,
@@ -94,6 +96,27 @@ def test_repeated_insertion_marginals_equal_enumeration(theta):
         for k in range(m):
             if j != k:
                 assert pairs[j, k] == pytest.approx(p[perms[:, j] < perms[:, k]].sum(), abs=1e-12)
+
+
+def test_monte_carlo_beyond_enumeration_agrees_with_exact_marginals():
+    m = 9
+    rng = np.random.RandomState(0)
+    comp = _Component("mallows", center=np.random.default_rng(1).permutation(m), theta=0.5)
+    probs, how = _component_probabilities(comp, m, "top", 40000, rng)
+    assert "Monte Carlo, 40000 draws" in how["pairs"]
+    exact, exact_how = _component_probabilities(comp, m, "complete", 10, rng)
+    assert "Monte Carlo" not in str(exact_how)
+    # a pair is always decided by a top-(m-1) list: that table of the draws is the exact
+    # pair table (repeated insertion)
+    np.testing.assert_allclose(probs.pairs_top[m - 1], exact.pairs, atol=0.015)
+    # P(a first and above b), summed over b, is (m - 1) P(a first)
+    np.testing.assert_allclose(probs.pairs_top[1].sum(axis=1), (m - 1) * exact.first, atol=0.03)
+    pl = _Component("pl", scores=np.random.default_rng(2).normal(size=m))
+    probs, how = _component_probabilities(pl, m, "complete", 40000, rng)
+    assert how["positions"] == "Monte Carlo, 40000 draws from the model"
+    v = np.exp(pl.scores) / np.exp(pl.scores).sum()
+    np.testing.assert_allclose(probs.first, v)
+    np.testing.assert_allclose(probs.positions[:, 1:].sum(axis=0), 1.0)
 
 
 def test_subset_pairs_brute_force_pl_and_restricted_mallows():

@@ -433,26 +433,33 @@ class _Probabilities:
 
 
 def _tables_from_rankings(ranks: np.ndarray, p: np.ndarray, m: int) -> _Probabilities:
-    """Marginals of the distribution putting mass ``p`` on the complete rankings ``ranks``."""
+    """Marginals of the distribution putting mass ``p`` on the complete rankings ``ranks``.
+
+    O(n m^2) time: the pairs ``a`` above ``b`` are accumulated by the position of ``a``, then
+    summed cumulatively over the positions to give every top-t table.
+    """
     positions = np.zeros((m, m))
     for r in range(m):
         positions[:, r] = p @ (ranks == r)
-    pairs_top = np.zeros((m + 1, m, m))
+    by_position = np.zeros((m, m, m))  # [a, r, b]: P(a at position r and above b)
     for a in range(m):
-        above = ranks[:, a, None] < ranks  # (n, m): a above b
-        for t in range(1, m + 1):
-            pairs_top[t, a] = p @ (above & (ranks[:, a, None] < t))
+        above = (ranks[:, a, None] < ranks) * p[:, None]
+        np.add.at(by_position[a], ranks[:, a], above)
+    pairs_top = np.zeros((m + 1, m, m))
+    pairs_top[1:] = np.cumsum(by_position, axis=1).transpose(1, 0, 2)
     return _Probabilities(positions[:, 0].copy(), positions, pairs_top[m].copy(), pairs_top)
 
 
 def _component_probabilities(
-    comp: _Component, m: int, need_top: bool, n_draws: int, rng: np.random.RandomState
+    comp: _Component, m: int, kind: str, n_draws: int, rng: np.random.RandomState
 ) -> tuple[_Probabilities, dict[str, str]]:
     """Exact where cheap, enumeration for small m, Monte Carlo otherwise (see module doc)."""
     how: dict[str, str] = {}
     enum = m <= ENUMERATION_MAX_ITEMS
-    need_rest = need_top or comp.family == "pl"  # what has no closed form here
-    base = None
+    need_top = kind == "top"
+    # what has no closed form here: top-t pairs, Plackett-Luce positions (not for subset data)
+    need_rest = need_top or (comp.family == "pl" and kind != "subset")
+    base, rest = None, ""
     if need_rest:
         if enum:
             perms = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
@@ -476,11 +483,11 @@ def _component_probabilities(
         v = np.exp(comp.scores - comp.scores.max())
         pairs = v[:, None] / (v[:, None] + v[None, :])
         np.fill_diagonal(pairs, 0.0)
-        positions = base.positions.copy()
+        positions = base.positions.copy() if base is not None else np.full((m, m), np.nan)
         positions[:, 0] = v / v.sum()
         how["first"] = "exact (closed form v_a / sum v)"
         how["pairs"] = "exact (closed form v_a / (v_a + v_b))"
-        how["positions"] = rest
+        how["positions"] = rest if base is not None else "not needed"
     pairs_top = None
     if need_top:
         pairs_top = base.pairs_top.copy()
@@ -621,7 +628,7 @@ def _evaluate(
     expected_parts: list[list[dict]] = []  # [component][group] -> tables
     methods: dict[str, str] = {}
     for k, comp in enumerate(comps):
-        probs, how = _component_probabilities(comp, m, kind == "top", n_draws, rng)
+        probs, how = _component_probabilities(comp, m, kind, n_draws, rng)
         methods.update(how)
         cache: dict = {}
         groups = [mix_w[k] * w] + ([w * resp[:, k]] if S.shape[1] > 1 else [])
@@ -867,8 +874,8 @@ def compare_models(
     fitted, lls, ps, fits = [], [], [], []
     for est in estimators:
         f = est if _fitted(est) else clone(est).fit(R)
-        ll = f.score_samples(R) if _is_mixture(f) else f.logpdf(R)
         Rk = R.with_kind(f.kind_) if _is_mixture(f) and R.is_complete else R
+        ll = f.score_samples(Rk) if _is_mixture(f) else f.logpdf(Rk)
         lls.append(float(np.dot(Rk.weights, ll)))
         ps.append(_n_parameters(f, R.n_items))
         fits.append(
