@@ -255,7 +255,7 @@ class ModelComparison:
         head = ["model", "log-lik", "p", "BIC", "AIC"]
         head += [f"G2 {_TABLE_TITLES[t]}" for t in tables] + ["G2 total"]
         if boot:
-            head += [f"p {_TABLE_TITLES[t]}" for t in tables] + ["p total"]
+            head += [f"p {_TABLE_TITLES[t]}" for t in tables] + ["p total", "null median G2 total"]
         lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
         best = int(np.argmin(self.bic))
         for i, name in enumerate(self.names):
@@ -271,6 +271,7 @@ class ModelComparison:
             cells.append(f"{f.total_g2:.{digits}f}")
             if boot:
                 cells += [f"{f.p_values[t]:.3g}" for t in tables] + [f"{f.p_values['total']:.3g}"]
+                cells.append(f"{np.nanmedian(f.null_g2[:, -1]):.{digits}f}")
             lines.append("| " + " | ".join(cells) + " |")
         notes = [f"Bold: smallest BIC. N = {_fmt(self.fits[0].n_rankings)} rankings."]
         if boot:
