@@ -36,6 +36,7 @@ __all__ = [
     "plot_bic",
     "plot_central_rankings",
     "plot_feature_clusters",
+    "plot_goodness_of_fit",
     "plot_pairwise_matrices",
     "plot_pairwise_matrix",
     "plot_randomization_test",
@@ -942,3 +943,94 @@ def plot_randomization_test(
     if title:
         _set_title(ax, title if p_value is None else f"{title} (p = {p_value:.3g})")
     return ax
+
+
+# --------------------------------------------------------------------------------------------
+# goodness of fit
+# --------------------------------------------------------------------------------------------
+def plot_goodness_of_fit(
+    result: Any, *, ncols: int | None = None, title: str | None = None
+) -> Any:
+    """Observed against model-expected proportions, one panel per group, with the line y = x.
+
+    Each panel shows the first-choice shares of the items (circles, labelled with the item
+    names up to 8 items) and the pairwise preference proportions ``P(a above b)`` of the
+    pairs the data decide (crosses), for all rankings (``"overall"``, observed counts
+    against the mixture) and for each component (responsibility-weighted counts against the
+    component). Points on the diagonal are fitted exactly.
+
+    Parameters
+    ----------
+    result : GoodnessOfFitResult
+        From :func:`rankclust.inference.goodness_of_fit`.
+    ncols : int, optional
+        Panels per row; default all in one row up to 4.
+    title : str, optional
+        Figure title; default the model and the number of rankings.
+
+    Returns
+    -------
+    fig : matplotlib Figure
+        One axes per group (overall first, then the components; a single model has one).
+
+    Notes
+    -----
+    Complexity: O(K m^2) time and memory.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from rankclust.models import PlackettLuce
+    >>> from rankclust.inference.goodness_of_fit import goodness_of_fit
+    >>> R = PlackettLuce.from_params(scores=[1.0, 0.0, -1.0]).sample(200, random_state=0)
+    >>> fig = plot_goodness_of_fit(goodness_of_fit(PlackettLuce().fit(R), R))
+    >>> len(fig.axes)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    groups = [result.overall] + (result.clusters if len(result.clusters) > 1 else [])
+    ncols = min(len(groups), 4) if ncols is None else int(ncols)
+    if ncols < 1:
+        raise ValueError(f"ncols must be >= 1, got {ncols}")
+    nrows = -(-len(groups) // ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(3.4 * ncols, 3.4 * nrows + 0.4), layout="constrained",
+        squeeze=False,
+    )  # fmt: skip
+    names = list(result.items)
+    for g, group in enumerate(groups):
+        ax = axes[g // ncols, g % ncols]
+        label = "all rankings vs mixture" if group.name == "overall" and len(groups) > 1 else None
+        head = _cluster_title(group.name, group.size)
+        _set_title(ax, f"{head}: {label}" if label else head, fontsize=9)
+        if group.size == 0:
+            continue
+        obs_p, exp_p = group.pair_proportions()
+        keep = np.isfinite(obs_p) & np.isfinite(exp_p)
+        ax.scatter(exp_p[keep], obs_p[keep], marker="x", s=18, color="C0", label="pairs P(a > b)")
+        if group.observed.get("first") is not None:
+            o = group.observed["first"] / group.size
+            e = group.expected["first"] / group.size
+            ax.scatter(e, o, marker="o", s=22, facecolors="none", edgecolors="C3",
+                       label="first-choice share")  # fmt: skip
+            if len(names) <= 8:
+                for j, name in enumerate(names):
+                    ax.annotate(name, (e[j], o[j]), fontsize=7, xytext=(3, -8),
+                                textcoords="offset points", color="C3")  # fmt: skip
+        ax.plot([0, 1], [0, 1], color="0.5", linewidth=0.8, zorder=0)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_aspect("equal")
+        ax.set_xlabel("expected")
+        if g % ncols == 0:
+            ax.set_ylabel("observed")
+        if g == 0:
+            ax.legend(fontsize=7, loc="upper left")
+    for k in range(len(groups), nrows * ncols):
+        axes[k // ncols, k % ncols].remove()
+    if title is None:
+        title = f"{result.model}: observed vs expected (n={_fmt_size(result.n_rankings)})"
+    fig.suptitle(title, fontsize=10)
+    return fig
