@@ -219,8 +219,8 @@ def change_reference(vcov: Any, reference: int | None = None) -> np.ndarray:
     >>> import numpy as np
     >>> V = np.array([[2.0, -1.0], [-1.0, 2.0]]) / 3
     >>> change_reference(V, 0)
-    array([[0.  , 0.  ],
-           [0.  , 2.  ]])
+    array([[0., 0.],
+           [0., 2.]])
     """
     V = np.asarray(vcov, dtype=np.float64)
     if V.ndim != 2 or V.shape[0] != V.shape[1]:
@@ -390,7 +390,7 @@ def quasi_variances(vcov: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> a = np.array([0.1, 0.2, 0.3, 0.4])
     >>> V = np.diag(a) + 0.05
     >>> q, err = quasi_variances(V)
-    >>> q.round(6), np.abs(err).max() < 1e-6
+    >>> q.round(6), bool(np.abs(err).max() < 1e-6)
     (array([0.1, 0.2, 0.3, 0.4]), True)
     """
     V = np.asarray(vcov, dtype=np.float64)
