@@ -83,7 +83,7 @@ def mallows_coverage(
 ) -> dict:
     true = Mallows.from_params(center=center, theta=theta)
     rng = np.random.default_rng(0)
-    hits, centre_right, nan = [], [], 0
+    hits, centre_right, estimates, nan = [], [], [], 0
     for s in range(n_sets):
         ell = None if lengths is None else rng.integers(lengths[0], lengths[1] + 1, n)
         R = true.sample(n, random_state=2000 + s, lengths=ell)
@@ -95,11 +95,13 @@ def mallows_coverage(
             nan += 1
         hits.append(lo <= theta <= hi)
         centre_right.append(np.array_equal(model.center_, center))
+        estimates.append(model.theta_)
     return {
         "used": len(hits),
         "nan": nan,
         "coverage": float(np.mean(hits)),
         "centre": float(np.mean(centre_right)),
+        "mean_theta": float(np.mean(estimates)),
     }
 
 
@@ -126,7 +128,14 @@ def main() -> None:
     for label, center, theta, n, lengths in MALLOWS_SETTINGS:
         r = mallows_coverage(center, theta, n, lengths, args.datasets)
         mallows_rows.append(
-            (label, r["used"], f"{r['coverage']:.3f}", f"{r['centre']:.3f}", r["nan"])
+            (
+                label,
+                r["used"],
+                f"{r['coverage']:.3f}",
+                f"{r['mean_theta']:.3f}",
+                f"{r['centre']:.3f}",
+                r["nan"],
+            )
         )
         print(mallows_rows[-1], flush=True)
     elapsed = time.perf_counter() - t0
@@ -157,7 +166,14 @@ def main() -> None:
         "estimated centre is the true one.",
         "",
         *md_table(
-            ("setting", "data sets", "coverage", "centre right", "no SE (theta at cap)"),
+            (
+                "setting",
+                "data sets",
+                "coverage",
+                "mean estimate",
+                "centre right",
+                "no SE (theta at cap)",
+            ),
             mallows_rows,
         ),
         "",
@@ -171,7 +187,7 @@ def main() -> None:
         "the estimated centre is almost never the true one. The standard error treats the "
         "centre as known. But the estimated centre is the Kemeny ranking of the sample, which "
         "minimises the total distance, so the distances are smaller than to the true centre and "
-        "theta comes out too large, with an interval that ignores the choice of the centre. "
+        "theta comes out too large (mean estimate above the true 0.1), with an interval that ignores the choice of the centre. "
         "Use the bootstrap when the centre is uncertain.",
     ]
     OUT.parent.mkdir(parents=True, exist_ok=True)
