@@ -1122,6 +1122,40 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         check_is_fitted(self, ["center_", "theta_"])
         return sample_mallows(self.center_, self.theta_, size, random_state, lengths)
 
+    # ---------------------------------------------------------------- uncertainty
+    def theta_standard_error(self, R: Any, sample_weight: Any = None) -> float:
+        """Standard error of ``theta_``, conditional on the estimated centre ``center_``.
+
+        ``1 / sqrt(sum_i w_i Var(d_K | length of row i))`` at ``theta_``, for complete
+        rankings and top-t lists; pass the data and weights of the fit. The centre's own
+        uncertainty is not included. See
+        :func:`rankclust.inference.mallows_theta_standard_error`.
+
+        Returns
+        -------
+        float
+            ``nan`` when ``theta_`` is at the cap (infinite MLE).
+        """
+        from rankclust.inference import mallows_theta_standard_error
+
+        R = self._check_data(R)
+        return mallows_theta_standard_error(R, self.center_, self.theta_, sample_weight)
+
+    def theta_confint(
+        self, R: Any, sample_weight: Any = None, *, level: float = 0.95
+    ) -> np.ndarray:
+        """Wald interval of ``theta_`` (conditional on the centre), lower bound clipped at 0.
+
+        Returns
+        -------
+        ndarray of float64, shape (2,)
+        """
+        from rankclust.inference import wald_intervals
+
+        se = self.theta_standard_error(R, sample_weight)
+        lo, hi = wald_intervals(np.array(self.theta_), np.array(se), level)
+        return np.array([max(lo, 0.0), hi])
+
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
         if not loaded.is_fitted(self):

@@ -836,6 +836,74 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             raise ValueError(f"lengths must be integers in [1, {m}]")
         return Rankings(np.where(ranks < k[:, None], ranks, -1), kind="top")
 
+    # ---------------------------------------------------------------- uncertainty
+    def vcov(
+        self, R: Any, sample_weight: Any = None, *, reference: int | None = None
+    ) -> np.ndarray:
+        """Covariance of ``scores_``: the inverse observed information of the fit.
+
+        Pass the rankings and weights of the fit (the scores must maximise their likelihood,
+        or posterior when ``alpha > 0``); see :func:`rankclust.inference.plackett_luce_vcov`.
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, n_items_)
+        sample_weight : array-like of float, shape (n,), optional
+        reference : int or None, default=None
+            ``None``: the sum-zero scores (``scores_``); an item index ``r``: the scores
+            ``scores_ - scores_[r]``.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_items_, n_items_)
+        """
+        from rankclust.inference import plackett_luce_vcov
+
+        return plackett_luce_vcov(
+            choice_stages(self._check_data(R)),
+            self.scores_,
+            sample_weight,
+            alpha=self.alpha,
+            reference=reference,
+        )
+
+    def standard_errors(
+        self, R: Any, sample_weight: Any = None, *, reference: int | None = None
+    ) -> np.ndarray:
+        """Standard errors of the scores, ``sqrt(diag(vcov(R, ...)))``, shape (n_items_,)."""
+        return np.sqrt(np.diag(self.vcov(R, sample_weight, reference=reference)))
+
+    def confint(
+        self,
+        R: Any,
+        sample_weight: Any = None,
+        *,
+        level: float = 0.95,
+        reference: int | None = None,
+    ) -> np.ndarray:
+        """Wald intervals of the scores, shape (n_items_, 2) (lower, upper).
+
+        In the parametrisation of ``reference`` (default: sum-zero ``scores_``; the
+        reference item's interval is then ``[0, 0]``).
+        """
+        from rankclust.inference import wald_intervals
+
+        z = self.scores_ if reference is None else self.scores_ - self.scores_[reference]
+        se = self.standard_errors(R, sample_weight, reference=reference)
+        return wald_intervals(z, se, level)
+
+    def quasi_standard_errors(self, R: Any, sample_weight: Any = None) -> np.ndarray:
+        """Quasi-standard errors (Firth & de Menezes 2004), shape (n_items_,).
+
+        ``Var(scores_[j] - scores_[k]) ~ qse[j]**2 + qse[k]**2`` for every pair; see
+        :func:`rankclust.inference.quasi_variances` (which also gives their worst relative
+        error). Needs at least 3 items.
+        """
+        from rankclust.inference import quasi_variances
+
+        q, _ = quasi_variances(self.vcov(R, sample_weight))
+        return np.sqrt(q)
+
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
         if not loaded.is_fitted(self):
