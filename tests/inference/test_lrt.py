@@ -77,3 +77,45 @@ def test_bad_input(two_blocs) -> None:
         bootstrap_lrt(MallowsMixture(), two_blocs, 2, n_boot=0)
     with pytest.raises(ValueError, match="integer weights"):
         bootstrap_lrt(MallowsMixture(), two_blocs.with_weights(np.full(200, 0.5)), 2)
+
+
+def _orderings_file(tmp_path, R: Rankings):
+    path = tmp_path / "ballots.csv"
+    m = R.n_items
+    lines = [",".join(f"Rank_{j + 1}" for j in range(m))]
+    for row in R.to_orderings():
+        lines.append(",".join(str(i + 1) for i in row) + ",0" * (m - len(row)))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_cli_select_k_lrt(tmp_path, capsys, two_blocs) -> None:
+    import json
+
+    from rankclust.cli import main
+
+    path = _orderings_file(tmp_path, two_blocs)
+    out_json = tmp_path / "out.json"
+    argv = ["select-k", str(path), "--format", "orderings", "--kind", "top", "--ks", "1,2",
+            "--n-init", "2", "--lrt", "9", "--random-state", "0", "--json", str(out_json)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "K=2 vs K=1" in out and "reject K=1" in out
+    rows = json.loads(out_json.read_text())["lrt"]
+    assert rows[0]["k"] == 2 and rows[0]["p_value"] == pytest.approx(0.1)
+    assert len(rows[0]["null_statistics"]) == 9
+    # --n-jobs does not change the numbers
+    assert main([*argv[:-2], "--n-jobs", "2"]) == 0
+    assert "p = 0.100" in capsys.readouterr().out
+
+
+def test_cli_lrt_refused_without_a_mixture(tmp_path, capsys, two_blocs) -> None:
+    from rankclust.cli import main
+
+    path = _orderings_file(tmp_path, two_blocs)
+    code = main(["select-k", str(path), "--format", "orderings", "--ks", "1,2",
+                 "--method", "chains", "--kind", "subset", "--lrt", "9"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "--lrt" in err and "mixture" in err
+    code = main(["select-k", str(path), "--format", "orderings", "--ks", "1,2", "--n-jobs", "2"])
+    assert code == 2 and "--n-jobs" in capsys.readouterr().err

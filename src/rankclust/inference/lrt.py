@@ -118,6 +118,7 @@ def bootstrap_lrt(
     n_fresh: int = 2,
     random_state: Any = None,
     n_jobs: int | None = None,
+    fitted: tuple | None = None,
 ) -> LRTResult:
     """Test K - 1 against K mixture components by the parametric bootstrap (McLachlan 1987).
 
@@ -138,6 +139,10 @@ def bootstrap_lrt(
         does not depend on ``n_jobs``).
     n_jobs : int or None, default=None
         Parallel replicates (joblib processes).
+    fitted : (null, alternative), optional
+        Mixtures with ``k - 1`` and ``k`` components already fitted on ``R`` (e.g. by
+        :func:`~rankclust.cluster.mixture.select_k`, whose K fit also starts from the K - 1
+        fit); used instead of fitting them again.
 
     Returns
     -------
@@ -190,11 +195,17 @@ def bootstrap_lrt(
     _unit_counts(Ru)
     root, *seeds = spawn_seeds(random_state, int(n_boot) + 1)
     fit_seed = _fit_seed(np.random.default_rng(root))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        null = clone(estimator).set_params(n_components=k - 1, random_state=fit_seed).fit(Ru)
-        alt = clone(estimator).set_params(n_components=k, random_state=fit_seed)
-        alt._fit(Ru, None, warm=null if k - 1 >= 1 else None)
+    if fitted is not None:
+        null, alt = fitted
+        if len(null.weights_) != k - 1 or len(alt.weights_) != k:
+            raise ValueError(f"fitted must hold mixtures with {k - 1} and {k} components")
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            null = clone(estimator).set_params(n_components=k - 1, random_state=fit_seed)
+            null.fit(Ru)
+            alt = clone(estimator).set_params(n_components=k, random_state=fit_seed)
+            alt._fit(Ru, None, warm=null)
     statistic = 2.0 * (alt.log_likelihood_ - null.log_likelihood_)
     start = time.perf_counter()
     reps = run_replicates(_lrt_replicate, seeds, n_jobs, null, alt, Ru, int(n_fresh))
