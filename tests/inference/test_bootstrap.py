@@ -229,3 +229,13 @@ def test_bad_input() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bootstrap(Mallows(), R, 2, random_state=0)
+
+
+def test_subset_mixture_bootstrap_both_methods() -> None:
+    rows = [[0, 2, 1], [1, 3, 4], [4, 0], [0, 1, 2, 3, 4], [3, 1], [4, 3, 2, 1, 0]] * 25
+    R = Rankings.from_orderings(rows, n_items=5, kind="subset")
+    mix = PlackettLuceMixture(2, n_init=2, alpha=0.1, random_state=0).fit(R)
+    for method in ("nonparametric", "parametric"):
+        res = bootstrap(mix, R, 5, method=method, random_state=0)
+        assert res.replicates["worths"].shape == (5, 2, 5)
+        assert res.membership_stability.shape == (R.n_rankings,)

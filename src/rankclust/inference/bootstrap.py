@@ -587,6 +587,12 @@ def bootstrap(
     -------
     BootstrapResult
 
+    Raises
+    ------
+    ValueError
+        When a replicate cannot be fitted, e.g. a Plackett-Luce maximum-likelihood fit
+        (``alpha=0``) on a replicate in which an item never wins; ``alpha > 0`` avoids it.
+
     Notes
     -----
     Complexity: ``n_boot`` refits on the u distinct rankings (non-parametric) or on a new
