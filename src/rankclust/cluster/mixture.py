@@ -849,7 +849,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         """EM to convergence from each ``(params, weights)`` of ``inits`` (e.g. a fitted
         mixture's ``_fitted_params()`` and ``weights_``), plus ``n_fresh`` fresh starts and
         the starts grown from ``warm`` (:meth:`_warm_starts`), ``init_iter`` iterations each,
-        of which the most likely continues; the most likely run is kept (no polish, no
+        of which the ``_N_CONTINUE`` most likely continue; the most likely run is kept (no polish, no
         agreement check). Private: bootstrap refits near a known fit."""
         iters = self.max_iter if self.init_iter is None else min(self.init_iter, self.max_iter)
         finals = [self._single_run(blocks, rng, self.max_iter, init=init) for init in inits]
@@ -857,8 +857,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         if warm is not None:
             grown = self._warm_starts(blocks, warm, rng)
             fresh += [self._single_run(blocks, rng, iters, init=init) for init in grown]
-        if fresh:
-            finals.append(self._continue(blocks, rng, max(fresh, key=lambda r: r.log_likelihood)))
+        fresh.sort(key=lambda run: -run.log_likelihood)
+        finals += [self._continue(blocks, rng, run) for run in fresh[:_N_CONTINUE]]
         best = max(finals, key=lambda run: run.log_likelihood)
         search = {
             "n_starts": len(inits) + len(fresh),

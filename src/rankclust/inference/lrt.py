@@ -115,7 +115,7 @@ def bootstrap_lrt(
     k: int,
     n_boot: int = 99,
     *,
-    n_fresh: int = 2,
+    n_fresh: int = 10,
     random_state: Any = None,
     n_jobs: int | None = None,
     fitted: tuple | None = None,
@@ -132,8 +132,11 @@ def bootstrap_lrt(
         Components of the alternative, ``k >= 2``.
     n_boot : int, default=99
         Simulated data sets.
-    n_fresh : int, default=2
-        Fresh random starts of each refit, besides the warm starts (see Notes).
+    n_fresh : int, default=10
+        Fresh random starts of each refit, besides the warm starts (see Notes). Short runs
+        (``init_iter`` EM iterations) of which the 3 most likely continue, so they are cheap;
+        with 2 instead of 10 the measured size at 5 % was 0.125 (40 null data sets, K = 2),
+        with 10 it was 0.05 on the same data sets.
     random_state : int, SeedSequence, Generator, RandomState or None, default=None
         Seeds the fits on the data and, through child seeds, each replicate (the result
         does not depend on ``n_jobs``).
@@ -156,7 +159,7 @@ def bootstrap_lrt(
 
     **Refits on the simulated data** (the rule that makes the test fast): the (K - 1)-mixture
     runs EM to convergence from the fitted (K - 1) parameters, plus ``n_fresh`` fresh starts
-    (small EM, the best continued); the K-mixture from the fitted K parameters, plus the K
+    (small EM, the 3 best continued); the K-mixture from the fitted K parameters, plus the K
     starts grown from that replicate's (K - 1) fit, plus ``n_fresh`` fresh starts. The risk:
     a K fit that misses its optimum on a replicate biases ``LR_b`` down and so the p-value
     down (a liberal test); a K - 1 fit that misses its optimum biases ``LR_b`` up (a
