@@ -598,7 +598,7 @@ def bootstrap(
     Complexity: ``n_boot`` refits on the u distinct rankings (non-parametric) or on a new
     data set of N ballots (parametric, O(N m^2) to draw it); with ``warm_start`` a mixture
     refit is one EM run from the fitted optimum. 200 non-parametric replicates of the APA
-    1980 Mallows mixture (15,449 ballots, 205 distinct, K = 3) take about 1-2 s on 2 cores
+    1980 Mallows mixture (15,449 ballots, 205 distinct, K = 3) take 1-4 s on 2 cores
     (``experiments/studies/bootstrap_speed.py``).
 
     References
