@@ -33,7 +33,7 @@ _RANK_INPUT = {"--format", "--kind", "--items", "--encoding", "--skip-malformed"
 ACCEPTS = {
     "cluster": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--k", "--method"},
     "select-k": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--ks", "--criterion",
-                                               "--method"},
+                                               "--method", "--lrt", "--n-jobs"},
     "labelrank": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
                                   "--cv", "--method"},
     "supervise": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",

@@ -225,6 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "with a criterion only)")  # fmt: skip
     p.add_argument("--method", default="mixture", metavar="METHOD",
                    help=f"one of {cluster_names} (default mixture)")  # fmt: skip
+    p.add_argument("--lrt", type=_pos_int, default=None, metavar="B",
+                   help="also test each K against K-1 by the parametric-bootstrap "
+                        "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip
+    p.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                   help="parallel processes for --lrt (-1: all cores; default 1)")  # fmt: skip
     p.set_defaults(handler=cmd_select_k)
 
     p = command("labelrank", help="predict label rankings from features",

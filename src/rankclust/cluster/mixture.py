@@ -657,9 +657,13 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         """
         return self._fit(R, sample_weight)
 
-    def _fit(self, R: Any, sample_weight: Any, warm: Any = None) -> _RankingMixture:
+    def _fit(
+        self, R: Any, sample_weight: Any, warm: Any = None, starts: Any = None
+    ) -> _RankingMixture:
         """:meth:`fit`, plus the starts grown from ``warm`` (a fitted mixture with one
-        component fewer, see :meth:`_warm_starts`) when given (used by :func:`select_k`)."""
+        component fewer, see :meth:`_warm_starts`) when given (used by :func:`select_k`).
+        ``starts = (inits, n_fresh)`` replaces the restarts by :meth:`_from_starts` (used
+        by the bootstrap of :mod:`rankclust.inference`)."""
         self._validate_params()
         check_kmeanspp_spelling(self.init, type(self).__name__)
         if warm is not None and len(warm.weights_) != self.n_components - 1:
@@ -671,7 +675,10 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         self._check_data(blocks)
         m = blocks.n_items
         rng = check_random_state(self.random_state)
-        best, search = self._restarts(blocks, rng, warm)
+        if starts is None:
+            best, search = self._restarts(blocks, rng, warm)
+        else:
+            best, search = self._from_starts(blocks, rng, *starts, warm=warm)
         self._warn_restarts(search)
         if not best.converged:
             warnings.warn(
@@ -828,6 +835,39 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             "gap": gap,
             "log_likelihoods": np.sort([run.log_likelihood for run in finals])[::-1],
             "auto": auto,
+            "best_converged": best.converged,
+        }
+        return best, search
+
+    def _from_starts(
+        self,
+        blocks: _Blocks,
+        rng: np.random.RandomState,
+        inits: list,
+        n_fresh: int,
+        warm: Any = None,
+    ) -> tuple[_Run, dict]:
+        """EM to convergence from each ``(params, weights)`` of ``inits`` (e.g. a fitted
+        mixture's ``_fitted_params()`` and ``weights_``), plus ``n_fresh`` fresh starts and
+        the starts grown from ``warm`` (:meth:`_warm_starts`), ``init_iter`` iterations each,
+        of which the ``_N_CONTINUE`` most likely continue; the most likely run is kept (no polish, no
+        agreement check). Private: bootstrap refits near a known fit."""
+        iters = self.max_iter if self.init_iter is None else min(self.init_iter, self.max_iter)
+        finals = [self._single_run(blocks, rng, self.max_iter, init=init) for init in inits]
+        fresh = [self._single_run(blocks, rng, iters) for _ in range(n_fresh)]
+        if warm is not None:
+            grown = self._warm_starts(blocks, warm, rng)
+            fresh += [self._single_run(blocks, rng, iters, init=init) for init in grown]
+        fresh.sort(key=lambda run: -run.log_likelihood)
+        finals += [self._continue(blocks, rng, run) for run in fresh[:_N_CONTINUE]]
+        best = max(finals, key=lambda run: run.log_likelihood)
+        search = {
+            "n_starts": len(inits) + len(fresh),
+            "n_continued": len(finals),
+            "n_agreeing": 1,
+            "gap": np.inf,
+            "log_likelihoods": np.sort([run.log_likelihood for run in finals])[::-1],
+            "auto": False,
             "best_converged": best.converged,
         }
         return best, search

@@ -128,6 +128,14 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         return make_estimator(cls, n_clusters=k, random_state=args.random_state,
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
+    lrt_b = getattr(args, "lrt", None)
+    if lrt_b is not None and not _is_mixture(cls):
+        raise CLIError(
+            f"--lrt: the likelihood-ratio test needs a mixture (--method mixture or "
+            f"pl-mixture), not --method {method.name}"
+        )
+    if getattr(args, "n_jobs", None) is not None and lrt_b is None:
+        raise CLIError("--n-jobs: only the --lrt replicates run in parallel; add --lrt B")
     make(1)  # bad --n-init and --set values fail here, before the file is read
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
@@ -161,6 +169,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
             "and cannot choose K by itself - look for the elbow"
             + (" in model_selection.png)" if args.plots else ", e.g. with --plots DIR)")
         )
+    lrt_rows = _lrt_rows(make, R, ks, models, lrt_b, args, console) if lrt_b else None
     out = Outputs(args, console)
     if out.want_plots():
         from rankclust.plotting import plot_bic
@@ -177,6 +186,8 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
                                   "best_k": best_k, "criterion": criterion}  # fmt: skip
     if res is not None:
         extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
+    if lrt_rows is not None:
+        extra_json["lrt"] = lrt_rows
     if best is not None:
         out.json(result_dict(best, R=R, extra=extra_json))
         out.save(best)
@@ -184,3 +195,38 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         out.json(extra_json)
     out.report()
     return EXIT_OK
+
+
+def _is_mixture(cls: type) -> bool:
+    from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
+
+    return issubclass(cls, MallowsMixture | PlackettLuceMixture)
+
+
+def _lrt_rows(
+    make: Callable[[int], Any],
+    R: Any,
+    ks: Sequence[int],
+    models: dict[int, Any],
+    n_boot: int,
+    args: argparse.Namespace,
+    console: Console,
+) -> list[dict[str, Any]]:
+    """The bootstrap LRT of every K against K - 1 (both in ``ks``), printed; JSON rows."""
+    from rankclust.inference import bootstrap_lrt
+
+    rows: list[dict[str, Any]] = []
+    pairs = [k for k in ks if k - 1 in models]
+    if not pairs:
+        console.print("--lrt: no K with K-1 also in --ks; nothing to test")
+        return rows
+    console.print()
+    console.print(f"Bootstrap likelihood-ratio tests of K against K-1 ({n_boot} replicates):")
+    for k in pairs:
+        res = bootstrap_lrt(make(k), R, k, n_boot=n_boot, random_state=args.random_state,
+                            n_jobs=args.n_jobs, fitted=(models[k - 1], models[k]))  # fmt: skip
+        console.print("  " + res.summary())
+        rows.append({"k": k, "k_null": k - 1, "statistic": res.statistic,
+                     "p_value": res.p_value, "n_boot": n_boot,
+                     "null_statistics": res.null_statistics.tolist()})  # fmt: skip
+    return rows
