@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
+from rankclust._param_validation import check_sample_weight
 from rankclust.models.plackett_luce import ChoiceStages, _as_stages
 from rankclust.rankings import Rankings
 
@@ -63,12 +64,7 @@ def _check_scores(scores: Any, m: int) -> np.ndarray:
 def _row_weights(stages: ChoiceStages, sample_weight: Any) -> np.ndarray:
     if sample_weight is None:
         return stages.row_weights()
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (stages.n_rankings,):
-        raise ValueError(f"sample_weight must have shape ({stages.n_rankings},), got {sw.shape}")
-    if not (np.isfinite(sw).all() and (sw >= 0).all()):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return stages.row_weights(sw)
+    return stages.row_weights(check_sample_weight(sample_weight, stages.n_rankings))
 
 
 def _gradient_and_information(
