@@ -606,10 +606,7 @@ class IBLRMallows(_BaseIBLR):
             n_bad,
         )
         truth = self.rankings_[evaluate]
-        tau = np.column_stack(
-            [kendall_tau_rows(truth, positions_to_ranks(centers[:, g])) for g in range(len(ks))]
-        )
-        return tau, int(n_bad.sum())
+        return _tau_per_k(truth, centers), int(n_bad.sum())
 
     def predict_theta(self, X: Any) -> np.ndarray:
         """Local Mallows spread ``theta`` per query: the reliability of its prediction.
@@ -808,10 +805,7 @@ class IBLRPlackettLuce(_BaseIBLR):
             PLFit(float(self.alpha), int(self.max_iter), float(self.tol), True), positions, n_bad,
         )  # fmt: skip
         truth = self.rankings_[evaluate]
-        tau = np.column_stack(
-            [kendall_tau_rows(truth, positions_to_ranks(positions[:, g])) for g in range(len(ks))]
-        )
-        return tau, int(n_bad.sum())
+        return _tau_per_k(truth, positions), int(n_bad.sum())
 
     def predict_scores(self, X: Any) -> np.ndarray:
         """Centred log-worths of the local Plackett-Luce model of every query.
@@ -825,3 +819,14 @@ class IBLRPlackettLuce(_BaseIBLR):
         scores, _, converged = self._fit_scores(dist, ind)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return scores
+
+
+def _tau_per_k(truth: Any, positions: np.ndarray) -> np.ndarray:
+    """Kendall tau of every held-out row's prediction for every candidate k, shape (E, G),
+    from the (E, G, m) label positions of the leave-one-out kernels."""
+    return np.column_stack(
+        [
+            kendall_tau_rows(truth, positions_to_ranks(positions[:, g]))
+            for g in range(positions.shape[1])
+        ]
+    )
