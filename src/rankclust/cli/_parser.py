@@ -50,6 +50,18 @@ def _pos_int(text: str) -> int:
 _MAX_SEED = 2**32 - 1  # numpy's RandomState takes seeds in 0 .. 2**32 - 1
 
 
+def _level_arg(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(
+            f"--ci-level must be a coverage between 0 and 1 (e.g. 0.95), got {text!r}"
+        )
+    return v
+
+
 def _seed_arg(text: str) -> int:
     try:
         v = int(text)
@@ -88,8 +100,8 @@ class _Refuse(argparse.Action):
 # with a reason, so nothing on the command line is silently ignored; tests/test_cli_hygiene.py
 # walks every command x option pair.
 _OPTION_GROUPS: dict[str, tuple[str, ...]] = {
-    "cluster": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
-    "select-k": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
+    "cluster": ("input", "fit", "ci", "save", "outputs", "wide", "seed", "base"),
+    "select-k": ("input", "fit", "ci", "save", "outputs", "wide", "seed", "base"),
     "labelrank": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
     "supervise": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
     "ordinal": ("fit", "save", "outputs", "seed", "base"),
@@ -164,6 +176,18 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
                        help="restarts (estimators that have n_init)")  # fmt: skip
         g.add_argument("--set", action="append", metavar="KEY=VALUE",
                        help="any other estimator parameter (JSON value), repeatable")  # fmt: skip
+    elif name == "ci":
+        g = p.add_argument_group("uncertainty (mixtures)")
+        g.add_argument("--ci", type=_pos_int, default=None, metavar="B",
+                       help="bootstrap the fitted mixture with B non-parametric replicates "
+                            "(e.g. 200): percentile intervals of the proportions, dispersions "
+                            "and worths, the probability of each central ranking, the "
+                            "stability of the cluster memberships; Wald intervals for K=1")  # fmt: skip
+        g.add_argument("--ci-level", type=_level_arg, default=None, metavar="LEVEL",
+                       help="coverage of the --ci intervals, in (0, 1) (default 0.95)")  # fmt: skip
+        g.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                       help="parallel processes for the bootstrap replicates of --ci (and "
+                            "--lrt); -1: all cores; default 1")  # fmt: skip
     elif name == "save":
         p.add_argument("--save", metavar="FILE",
                        help="save the fitted model (rankclust.persistence)")  # fmt: skip
@@ -228,8 +252,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lrt", type=_pos_int, default=None, metavar="B",
                    help="also test each K against K-1 by the parametric-bootstrap "
                         "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip
-    p.add_argument("--n-jobs", type=int, default=None, metavar="N",
-                   help="parallel processes for --lrt (-1: all cores; default 1)")  # fmt: skip
     p.set_defaults(handler=cmd_select_k)
 
     p = command("labelrank", help="predict label rankings from features",
