@@ -46,9 +46,9 @@ def interval_summary(data: Mapping[str, Any], items: Sequence[str] | None = None
     ...                                  "stable_threshold": 0.9, "per_cluster_mean": [1.0]}}
     >>> print(interval_summary(data))
     Intervals: 10 nonparametric bootstrap replicates, 90% percentile intervals (0.5 s)
-    cluster  proportion [90%]  theta [90%]      P(centre)
-    -------  ----------------  ---------------  ---------
-          0  1 [1, 1]          0.8 [0.7, 0.9]           1
+    cluster  proportion [90%]  theta [90%]     P(centre)
+    -------  ----------------  --------------  ---------
+          0  1 [1, 1]          0.8 [0.7, 0.9]          1
     P(centre): share of replicates whose central ranking equals the reported one.
     """
     comps = list(data["components"])
