@@ -162,3 +162,23 @@ def test_ci_refused_for_a_method_without_bootstrap(capsys, ballots):
     code, _, err = run(capsys, "cluster", ballots, "-k", 2, "--method", "chains",
                        "--kind", "subset", "--ci", 5)  # fmt: skip
     one_line_error(code, err, "--ci", "mixture")
+
+
+def test_n_jobs_without_replicates_or_zero_refused(capsys, ballots):
+    code, _, err = run(capsys, "cluster", ballots, "-k", 2, "--n-jobs", 2)
+    one_line_error(code, err, "--n-jobs", "--ci B")
+    code, _, err = run(capsys, "cluster", ballots, "-k", 2, "--ci", 5, "--n-jobs", 0)
+    one_line_error(code, err, "--n-jobs", "-1 for all cores")
+
+
+def test_ci_result_does_not_depend_on_n_jobs(capsys, tmp_path, ballots):
+    results = []
+    for n_jobs in (1, 2):
+        js = tmp_path / f"{n_jobs}.json"
+        code, _, err = run(capsys, "cluster", ballots, "-k", 2, "--ci", 6, "--random-state", 0,
+                           "--n-jobs", n_jobs, "--json", js)  # fmt: skip
+        assert code == 0, err
+        data = json.loads(js.read_text())["intervals"]
+        data.pop("seconds")
+        results.append(data)
+    assert results[0] == results[1]

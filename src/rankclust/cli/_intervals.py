@@ -22,13 +22,20 @@ STABLE = 0.9
 
 
 def check_interval_options(args: argparse.Namespace, cls: type) -> None:
-    """Refuse ``--ci`` for a method without a bootstrap, and ``--ci-level`` without ``--ci``."""
+    """Refuse ``--ci`` for a method without a bootstrap, ``--ci-level`` and ``--n-jobs``
+    without the replicates they are for, and ``--n-jobs 0``."""
     from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 
     n_boot = getattr(args, "ci", None)
+    n_jobs = getattr(args, "n_jobs", None)
+    if n_jobs == 0:
+        raise CLIError("--n-jobs: 0 processes; give N >= 1, or -1 for all cores")
     if n_boot is None:
         if getattr(args, "ci_level", None) is not None:
             raise CLIError("--ci-level: no intervals to compute; add --ci B (e.g. --ci 200)")
+        if n_jobs is not None and getattr(args, "lrt", None) is None:
+            raise CLIError("--n-jobs: only the bootstrap replicates of --ci run in parallel; "
+                           "add --ci B")  # fmt: skip
         return
     if not issubclass(cls, MallowsMixture | PlackettLuceMixture):
         raise CLIError(
