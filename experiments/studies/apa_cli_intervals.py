@@ -79,7 +79,9 @@ def main() -> None:
         "are upper bounds). Each command reads the file, fits the mixture with K = 3 (its "
         f"default restarts), then refits it on {args.n_boot} non-parametric bootstrap "
         "replicates, each started at the fitted solution (the sampling variability around "
-        "the reported optimum). Summaries below are the commands' standard output, verbatim.",
+        "the reported optimum). The first command also starts the worker processes of the "
+        "replicates (imports, compiled kernels), which the later ones reuse. Summaries below "
+        "are the commands' standard output, verbatim.",
         "",
         "Wall time of each whole command (seconds):",
         "",
