@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from rankclust.cli.report._fitted import CRITERIA, cluster_sizes
 from rankclust.cli.report._format import format_table, ranking_text
+from rankclust.cli.report.intervals import interval_summary
 from rankclust.cli.report.json_output import result_dict, to_jsonable, write_json
 from rankclust.cli.report.summaries import (
     cluster_summary,
@@ -37,6 +38,7 @@ __all__ = [
     "cluster_sizes",
     "cluster_summary",
     "format_table",
+    "interval_summary",
     "model_summary",
     "ranking_text",
     "restart_line",
