@@ -30,10 +30,11 @@ SRC = Path(cli.__file__).resolve().parents[2]  # src/ (cli is a package)
 _COMMON = {"--help", "--quiet", "--debug"}
 _FIT = {"--n-init", "--set", "--random-state", "--plots", "--json"}
 _RANK_INPUT = {"--format", "--kind", "--items", "--encoding", "--skip-malformed"}
+_CI = {"--ci", "--ci-level", "--n-jobs"}
 ACCEPTS = {
-    "cluster": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--k", "--method"},
-    "select-k": _COMMON | _FIT | _RANK_INPUT | {"--save", "--wide", "--ks", "--criterion",
-                                               "--method", "--lrt", "--n-jobs"},
+    "cluster": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--k", "--method"},
+    "select-k": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--ks", "--criterion",
+                                                     "--method", "--lrt"},
     "labelrank": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
                                   "--cv", "--method"},
     "supervise": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",

@@ -12,10 +12,15 @@ was rendered on:
 * the label-ranking set "vehicle" (shipped with rankclust, MIT licence): RankTree clusters
   on the first two principal components of the standardised features;
 * 20 items: a Mallows mixture sampled with ``make_mallows_mixture`` (synthetic: no public
-  ranking data set here has 20 items), to show the pairwise grid at m = 20.
+  ranking data set here has 20 items), to show the pairwise grid at m = 20;
+* uncertainty (``--only uncertainty`` renders just these): the worths of the APA 1980
+  Plackett-Luce mixture with K = 3 (all 15,449 ballots) with 95 % bootstrap intervals, and
+  the position probabilities of the central rankings of the Mallows mixture with K = 2 on the
+  shipped "glass" label rankings (200 non-parametric replicates each).
 
 Data (PrefLib) are read from ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository.
-Usage: ``python tools/figure_gallery.py [--out docs/figures]``; about one minute.
+Usage: ``python tools/figure_gallery.py [--out docs/figures] [--only uncertainty]``; about one
+minute.
 """
 
 from __future__ import annotations
@@ -36,15 +41,24 @@ import numpy as np
 from PIL import Image
 from threadpoolctl import threadpool_limits
 
-from rankclust.cluster import ChainKMeans, MallowsMixture, randomization_test, select_k
+from rankclust.cluster import (
+    ChainKMeans,
+    MallowsMixture,
+    PlackettLuceMixture,
+    randomization_test,
+    select_k,
+)
 from rankclust.datasets import load_label_ranking, make_mallows_mixture
-from rankclust.io import read_preflib
+from rankclust.inference import bootstrap
+from rankclust.io import read_preflib, read_rankings
 from rankclust.plotting import (
     plot_bic,
     plot_central_rankings,
     plot_feature_clusters,
     plot_pairwise_matrices,
+    plot_position_probabilities,
     plot_randomization_test,
+    plot_worth_intervals,
 )
 from rankclust.supervised import RankTree
 
@@ -53,6 +67,7 @@ DATA = Path(os.environ.get("RANKCLUST_DATA", HERE.parents[1] / "shared" / "data"
 APA_1998 = "apa_elections_1998_2009/00028-00000001.soi"
 MEATH = "irish_election_2002/00001-00000003.soi"
 DUBLIN_NORTH = "irish_election_2002/00001-00000001.soi"
+APA_1980 = "apa_1980/d_apa_orderings.csv"
 DPI = 110
 
 
@@ -90,9 +105,29 @@ def cluster_figures(R, model, k: int, stem: str, label: str, out: Path, written:
     )
 
 
+def uncertainty_figures(out: Path, written: list) -> None:
+    """Worths with bootstrap intervals (APA 1980) and position probabilities (glass)."""
+    apa = read_rankings(DATA / APA_1980, format="orderings", kind="top")
+    pl = PlackettLuceMixture(n_components=3, random_state=0).fit(apa)
+    boot = bootstrap(pl, apa, 200, random_state=0)
+    save(plot_worth_intervals(pl, boot, items=apa.items,
+                              title="APA 1980, Plackett-Luce mixture K=3: worths, 95% "
+                                    "bootstrap intervals (200 replicates)"),
+         out, "apa1980_worth_intervals.png", written)  # fmt: skip
+    _, Y = load_label_ranking("glass")
+    mix = MallowsMixture(n_components=2, random_state=0).fit(Y)
+    boot = bootstrap(mix, Y, 200, random_state=0)
+    labels = [f"label {j + 1}" for j in range(Y.n_items)]  # as the command line names them
+    save(plot_position_probabilities(boot, labels, title="glass, Mallows mixture K=2: position of "
+                                     "each label in the central ranking (200 replicates)"),
+         out, "glass_position_probabilities.png", written)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(HERE.parent / "docs" / "figures"))
+    parser.add_argument("--only", choices=["uncertainty"], default=None,
+                        help="render only these figures")  # fmt: skip
     args = parser.parse_args()
     threadpool_limits(limits=1)  # one BLAS/OpenMP thread: the fits are small
     out = Path(args.out)
@@ -100,6 +135,16 @@ def main() -> None:
     written: list = []
     start = time.perf_counter()
     warnings.simplefilter("ignore")  # restart-agreement notes: not what this script shows
+    if args.only is None:
+        other_figures(out, written)
+    uncertainty_figures(out, written)
+    for name, size in written:
+        print(f"{name}: {size / 1024:.0f} KB")
+    print(f"{len(written)} figures in {time.perf_counter() - start:.0f} s")
+
+
+def other_figures(out: Path, written: list) -> None:
+    """Model selection, clusters, pairwise panels, feature space, m = 20."""
 
     # APA 1998: model selection, then the chosen mixture --------------------------------------
     apa = read_preflib(DATA / APA_1998)
@@ -151,10 +196,6 @@ def main() -> None:
     S = S.__class__(S.ranks, kind=S.kind, items=names)
     model = MallowsMixture(n_components=3, random_state=0).fit(S)
     cluster_figures(S, model, 3, "synthetic20", "synthetic, 20 items, K=3", out, written)
-
-    for name, size in written:
-        print(f"{name}: {size / 1024:.0f} KB")
-    print(f"{len(written)} figures in {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

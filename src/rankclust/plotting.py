@@ -39,7 +39,9 @@ __all__ = [
     "plot_goodness_of_fit",
     "plot_pairwise_matrices",
     "plot_pairwise_matrix",
+    "plot_position_probabilities",
     "plot_randomization_test",
+    "plot_worth_intervals",
 ]
 
 #: Column names accepted for the number of clusters in :func:`plot_bic` tables.
@@ -1033,4 +1035,224 @@ def plot_goodness_of_fit(
     if title is None:
         title = f"{result.model}: observed vs expected (n={_fmt_size(result.n_rankings)})"
     fig.suptitle(title, fontsize=10)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
+# uncertainty: worths with intervals, position probabilities
+# --------------------------------------------------------------------------------------------
+_WORTH_PARAMETERS = ("worths", "scores")
+
+
+def _interval_bounds(intervals: Any, parameter: str, level: float, shape: tuple) -> np.ndarray:
+    """(K, m, 2) bounds from a BootstrapResult or an array of shape (m, 2) / (K, m, 2)."""
+    if hasattr(intervals, "interval") and hasattr(intervals, "replicates"):
+        low, high = intervals.interval(parameter, level)
+        bounds = np.stack([np.asarray(low), np.asarray(high)], axis=-1)
+    else:
+        bounds = np.asarray(intervals, dtype=np.float64)
+    if bounds.ndim == 2:
+        bounds = bounds[None]
+    if bounds.shape != (*shape, 2):
+        raise ValueError(
+            f"intervals must have shape {(*shape, 2)} (low, high per item and cluster), "
+            f"got {bounds.shape}"
+        )
+    if not np.all(np.isfinite(bounds)) or np.any(bounds[..., 0] > bounds[..., 1]):
+        raise ValueError("intervals must be finite with low <= high")
+    return bounds
+
+
+def plot_worth_intervals(
+    model: Any,
+    intervals: Any,
+    items: Sequence[str] | None = None,
+    ax: Any = None,
+    *,
+    parameter: str = "worths",
+    level: float = 0.95,
+    title: str | None = None,
+) -> Any:
+    """Plackett-Luce worths (or log-worths) with their intervals, one colour per cluster.
+
+    Items are on the vertical axis, best (largest mean estimate over the clusters) on top;
+    each cluster draws its estimates as points with horizontal interval bars, shifted a
+    little so that the clusters do not overlap.
+
+    Parameters
+    ----------
+    model : fitted PlackettLuce or PlackettLuceMixture
+        Its ``worths_`` or ``scores_`` (shape (m,) or (K, m)) are the points.
+    intervals : BootstrapResult or array-like of shape (m, 2) or (K, m, 2)
+        A :func:`rankclust.inference.bootstrap` result of ``model`` (percentile intervals at
+        ``level``), or lower and upper bounds in the units of ``parameter``, e.g.
+        ``wald_intervals(model.scores_, se)`` with ``parameter="scores"``.
+    items : sequence of str, optional
+        Item names (default the model's ``items_`` if any, else the indices).
+    ax : matplotlib Axes, optional
+    parameter : {"worths", "scores"}, default="worths"
+        Worths as the model reports them, or log-worths (``scores_``).
+    level : float, default=0.95
+        Coverage of bootstrap intervals (ignored for explicit bounds, except in the label).
+    title : str, optional
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        With one error-bar container per cluster (``ax.containers``).
+
+    Notes
+    -----
+    Complexity: O(K m) time and memory.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from rankclust.models import PlackettLuce
+    >>> from rankclust.inference import plackett_luce_vcov, wald_intervals
+    >>> R = PlackettLuce.from_params(scores=[1.0, 0.0, -1.0]).sample(300, random_state=0)
+    >>> pl = PlackettLuce().fit(R)
+    >>> se = np.sqrt(np.diag(plackett_luce_vcov(R, pl.scores_)))
+    >>> ax = plot_worth_intervals(pl, wald_intervals(pl.scores_, se), parameter="scores")
+    >>> len(ax.containers)
+    1
+    """
+    if parameter not in _WORTH_PARAMETERS:
+        raise ValueError(f"parameter must be one of {_WORTH_PARAMETERS}, got {parameter!r}")
+    values = getattr(model, f"{parameter}_", None)
+    if values is None:
+        raise TypeError(
+            f"model must be a fitted PlackettLuce or PlackettLuceMixture (with {parameter}_), "
+            f"got {type(model).__name__}"
+        )
+    est = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    k, m = est.shape
+    bounds = _interval_bounds(intervals, parameter, level, (k, m))
+    names = _item_names(items if items is not None else getattr(model, "items_", None), m)
+    order = np.argsort(-est.mean(axis=0), kind="stable")  # best on top
+    y = np.empty(m)
+    y[order] = np.arange(m)[::-1]
+    ax = _new_axes(ax, (6.0, max(2.5, 0.35 * m * max(1.0, k / 2) + 1.2)))
+    step = 0.6 / max(k, 1)
+    for c in range(k):
+        shift = (c - (k - 1) / 2) * step
+        err = np.abs(bounds[c] - est[c][:, None]).T
+        ax.errorbar(est[c], y + shift, xerr=err, fmt="o", markersize=4, capsize=2,
+                    color=f"C{c}", label=f"cluster {c}" if k > 1 else None)  # fmt: skip
+    ax.set_yticks(np.arange(m), [names[j] for j in order[::-1]], fontsize=_label_fontsize(m))
+    label = "worth" if parameter == "worths" else "log-worth (score)"
+    ax.set_xlabel(f"{label} with interval")
+    if k > 1:
+        ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="x", color="0.9")
+    if title is None:
+        title = f"Plackett-Luce {label}s with intervals"
+    if title:
+        _set_title(ax, title)
+    return ax
+
+
+def _position_probabilities(probabilities: Any, centers: Any) -> tuple[np.ndarray, Any]:
+    """(K, m, m) checked probabilities and the centres (a result's own by default)."""
+    if hasattr(probabilities, "position_probabilities"):
+        if centers is None:
+            centers = probabilities.centers
+        probabilities = probabilities.position_probabilities
+    P = np.asarray(probabilities, dtype=np.float64)
+    if P.ndim == 2:
+        P = P[None]
+    if P.ndim != 3 or P.shape[1] != P.shape[2]:
+        raise ValueError(f"probabilities must have shape (K, m, m), got {np.shape(probabilities)}")
+    if np.any(~np.isfinite(P)) or P.min() < 0 or P.max() > 1 + 1e-9:
+        raise ValueError("probabilities must lie in [0, 1]")
+    if not np.allclose(P.sum(axis=2), 1.0, atol=1e-6):
+        raise ValueError("each item's position probabilities must sum to 1")
+    return P, centers
+
+
+def plot_position_probabilities(
+    probabilities: Any,
+    items: Sequence[str] | None = None,
+    *,
+    centers: Any = None,
+    ncols: int | None = None,
+    annotate: bool | None = None,
+    title: str | None = "Position of each item in the central ranking",
+) -> Any:
+    """Heat map per cluster: the probability that the central ranking puts item j at position p.
+
+    Parameters
+    ----------
+    probabilities : BootstrapResult or array-like of shape (m, m) or (K, m, m)
+        ``P[k, j, p]``, rows summing to 1: the share of bootstrap replicates in which the
+        central (modal) ranking of cluster k puts item j at position p
+        (:attr:`BootstrapResult.position_probabilities`, the uncertainty of the reported
+        centre, not the spread of the ballots). A result also gives the centres.
+    items : sequence of str, optional
+    centers : Rankings or array-like of shape (K, m), optional
+        The reported centres: each panel lists the items in the order of its centre.
+        Default: a result's fitted centres, else the order of the most probable position.
+    ncols : int, optional
+        Panels per row (default all in one row up to 4).
+    annotate : bool, optional
+        Print the probabilities in the cells (default for m <= 10).
+    title : str or None
+
+    Returns
+    -------
+    fig : matplotlib Figure
+        One heat map per cluster (``fig.axes`` also holds one colour bar).
+
+    Notes
+    -----
+    Complexity: O(K m^2) time and memory.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> fig = plot_position_probabilities(np.eye(3), items=["a", "b", "c"])
+    >>> len(fig.axes)  # one panel and its colour bar
+    2
+    """
+    import matplotlib.pyplot as plt
+
+    P, centers = _position_probabilities(probabilities, centers)
+    k, m, _ = P.shape
+    names = _item_names(items, m, centers)
+    pos = _as_positions(centers) if centers is not None else None
+    if pos is not None and pos.shape != (k, m):
+        raise ValueError(f"centers must have shape {(k, m)}, got {pos.shape}")
+    ncols = min(k, 4) if ncols is None else int(ncols)
+    if ncols < 1:
+        raise ValueError(f"ncols must be >= 1, got {ncols}")
+    nrows = -(-k // ncols)
+    side = max(2.8, 0.4 * m + 1.6)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(min(side * ncols + 1.0, _MAX_FIGSIZE[0]),
+                             min(side * nrows + 0.5, _MAX_FIGSIZE[1])), layout="constrained",
+                             squeeze=False)  # fmt: skip
+    annotate = m <= 10 if annotate is None else annotate
+    image = None
+    for c in range(k):
+        ax = axes[c // ncols, c % ncols]
+        key = pos[c] if pos is not None else P[c] @ np.arange(m)
+        order = np.argsort(key, kind="stable")
+        Q = P[c][order]
+        image = ax.imshow(Q, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest")
+        ax.set_xticks(np.arange(m), [str(p + 1) for p in range(m)], fontsize=_label_fontsize(m))
+        ax.set_yticks(np.arange(m), [names[j] for j in order], fontsize=_label_fontsize(m))
+        ax.set_xlabel("position")
+        _set_title(ax, f"cluster {c}" if k > 1 else "central ranking", fontsize=9)
+        if annotate:
+            for u in range(m):
+                for p in range(m):
+                    if Q[u, p] >= 0.005:
+                        ax.text(p, u, f"{Q[u, p]:.2f}", ha="center", va="center", fontsize=7,
+                                color="white" if Q[u, p] > 0.6 else "black")  # fmt: skip
+    for c in range(k, nrows * ncols):
+        axes[c // ncols, c % ncols].remove()
+    fig.colorbar(image, ax=axes[:, -1].tolist(), label="probability", shrink=0.8)
+    if title:
+        fig.suptitle(title, fontsize=10)
     return fig

@@ -68,75 +68,66 @@ class Method:
         return getattr(importlib.import_module(self.module), self.cls)
 
 
-def _methods(*methods: Method) -> dict[str, Method]:
-    return {m.name: m for m in methods}
+def _methods(module: str, rows: Mapping[str, tuple]) -> dict[str, Method]:
+    """The methods of one module: ``{name: (class, description[, params[, kinds]])}``."""
+    out = {}
+    for name, (cls, description, *rest) in rows.items():
+        params = rest[0] if rest else {}
+        kinds = rest[1] if len(rest) > 1 else None
+        out[name] = Method(name, module, cls, description, kinds, params)
+    return out
 
 
 #: Unsupervised clustering of rankings (``rankclust cluster/select-k/significance``).
-CLUSTER_METHODS: dict[str, Method] = _methods(
-    Method("mixture", "rankclust.cluster", "MallowsMixture",
-           "mixture of Mallows models for top-t, subset and complete rankings, by EM "
-           "(Busse et al. 2007)"),
-    Method("chains", "rankclust.cluster", "ChainKMeans",
-           "k-means for chains with pair-order centroids (Ukkonen 2011)", ("subset",)),
-    Method("pl-mixture", "rankclust.cluster", "PlackettLuceMixture",
-           "mixture of Plackett-Luce models, by EM"),
-    Method("komeans", "rankclust.cluster", "KOMeans",
-           "k-o'means: k-means with total-order centres (Kamishima & Akaho)", ("subset",)),
-)  # fmt: skip
+CLUSTER_METHODS: dict[str, Method] = _methods("rankclust.cluster", {
+    "mixture": ("MallowsMixture", "mixture of Mallows models for top-t, subset and complete "
+                "rankings, by EM (Busse et al. 2007)"),
+    "chains": ("ChainKMeans", "k-means for chains with pair-order centroids (Ukkonen 2011)",
+               {}, ("subset",)),
+    "pl-mixture": ("PlackettLuceMixture", "mixture of Plackett-Luce models, by EM"),
+    "komeans": ("KOMeans", "k-o'means: k-means with total-order centres (Kamishima & Akaho)",
+                {}, ("subset",)),
+})  # fmt: skip
 
 #: Label rankers (``rankclust labelrank``), Cheng, Hühn & Hüllermeier (2009) and baselines.
-LABEL_RANKING_METHODS: dict[str, Method] = _methods(
-    Method("iblr", "rankclust.label_ranking", "IBLRMallows",
-           "instance-based label ranking with a local Mallows model (IB-Mal)"),
-    Method("iblr-pl", "rankclust.label_ranking", "IBLRPlackettLuce",
-           "instance-based label ranking with a local Plackett-Luce model (IB-PL)"),
-    Method("lrt", "rankclust.label_ranking", "LabelRankingTree",
-           "label ranking tree with Mallows leaves (LRT)"),
-    Method("rpc", "rankclust.label_ranking", "PairwiseLabelRanker",
-           "ranking by pairwise comparison (baseline)"),
-    Method("cc", "rankclust.label_ranking", "ConstraintClassification",
-           "constraint classification (baseline)"),
-    Method("consensus", "rankclust.label_ranking", "ConsensusLabelRanker",
-           "one consensus ranking for every instance (baseline)"),
-)  # fmt: skip
+LABEL_RANKING_METHODS: dict[str, Method] = _methods("rankclust.label_ranking", {
+    "iblr": ("IBLRMallows",
+             "instance-based label ranking with a local Mallows model (IB-Mal)"),
+    "iblr-pl": ("IBLRPlackettLuce",
+                "instance-based label ranking with a local Plackett-Luce model (IB-PL)"),
+    "lrt": ("LabelRankingTree", "label ranking tree with Mallows leaves (LRT)"),
+    "rpc": ("PairwiseLabelRanker", "ranking by pairwise comparison (baseline)"),
+    "cc": ("ConstraintClassification", "constraint classification (baseline)"),
+    "consensus": ("ConsensusLabelRanker", "one consensus ranking for every instance (baseline)"),
+})  # fmt: skip
 
 #: Supervised clustering of label-ranking data (``rankclust supervise``), Grbovic et al. 2013;
 #: the paper's names in brackets.
-SUPERVISED_METHODS: dict[str, Method] = _methods(
-    Method("km-mallows", "rankclust.supervised", "FeatureKMeansRanking",
-           "k-means on features, Mallows central ranking per cluster [Km_Mal]",
-           params={"ranking_model": "mallows"}),
-    Method("km-pl", "rankclust.supervised", "FeatureKMeansRanking",
-           "k-means on features, Plackett-Luce central ranking per cluster [Km_PL]",
-           params={"ranking_model": "plackett_luce"}),
-    Method("naive-km", "rankclust.supervised", "NaiveKMeans",
-           "k-means on features and label positions together [naive_Km]"),
-    Method("naive-rt", "rankclust.supervised", "RankClusteringTree",
-           "cluster the rankings naively, then a tree restricted to the K rankings [naive_RT]",
-           params={"clusterer": "naive"}),
-    Method("ebms-rt", "rankclust.supervised", "RankClusteringTree",
-           "Mallows-mixture clusters of the rankings, then a tree [ebms_RT]",
-           params={"clusterer": "mallows_mixture"}),
-    Method("komeans-rt", "rankclust.supervised", "RankClusteringTree",
-           "k-o'means clusters of the rankings, then a tree [Ko'm_RT]",
-           params={"clusterer": "komeans"}),
-    Method("rt-prune", "rankclust.supervised", "RankTree",
-           "label ranking tree pruned to K rankings [RT_prun]", params={"mode": "prune"}),
-    Method("rt-iter", "rankclust.supervised", "RankTree",
-           "label ranking tree grown and re-centred iteratively [RT_iter]",
-           params={"mode": "iterate"}),
-    Method("mm-pl", "rankclust.supervised", "PrototypePLMixture",
-           "prototypes in feature space with a Plackett-Luce model per cluster [MM-PL]"),
-    Method("one-rank", "rankclust.supervised", "OneRank",
-           "one central ranking for everybody (baseline) [1 Rank]"),
-)  # fmt: skip
+SUPERVISED_METHODS: dict[str, Method] = _methods("rankclust.supervised", {
+    "km-mallows": ("FeatureKMeansRanking", "k-means on features, Mallows central ranking per "
+                   "cluster [Km_Mal]", {"ranking_model": "mallows"}),
+    "km-pl": ("FeatureKMeansRanking", "k-means on features, Plackett-Luce central ranking per "
+              "cluster [Km_PL]", {"ranking_model": "plackett_luce"}),
+    "naive-km": ("NaiveKMeans", "k-means on features and label positions together [naive_Km]"),
+    "naive-rt": ("RankClusteringTree", "cluster the rankings naively, then a tree restricted "
+                 "to the K rankings [naive_RT]", {"clusterer": "naive"}),
+    "ebms-rt": ("RankClusteringTree", "Mallows-mixture clusters of the rankings, then a tree "
+                "[ebms_RT]", {"clusterer": "mallows_mixture"}),
+    "komeans-rt": ("RankClusteringTree", "k-o'means clusters of the rankings, then a tree "
+                   "[Ko'm_RT]", {"clusterer": "komeans"}),
+    "rt-prune": ("RankTree", "label ranking tree pruned to K rankings [RT_prun]",
+                 {"mode": "prune"}),
+    "rt-iter": ("RankTree", "label ranking tree grown and re-centred iteratively [RT_iter]",
+                {"mode": "iterate"}),
+    "mm-pl": ("PrototypePLMixture", "prototypes in feature space with a Plackett-Luce model "
+              "per cluster [MM-PL]"),
+    "one-rank": ("OneRank", "one central ranking for everybody (baseline) [1 Rank]"),
+})  # fmt: skip
 
 #: Ordinal-regression clustering (``rankclust ordinal``), Xiao, Liu & Hao 2016.
-ORDINAL_METHODS: dict[str, Method] = _methods(
-    Method("m2sorc", "rankclust.ordinal", "M2SORC",
-           "maximum-margin semi-supervised ordinal regression clustering"),
-)  # fmt: skip
+ORDINAL_METHODS: dict[str, Method] = _methods("rankclust.ordinal", {
+    "m2sorc": ("M2SORC", "maximum-margin semi-supervised ordinal regression clustering"),
+})  # fmt: skip
 
 # Names of registries a method package may define (``{name: estimator class}``); their
 # entries are added to (or replace) the defaults above, so a package decides its own names.

@@ -12,7 +12,7 @@ import numpy as np
 from rankclust.cli._console import Console
 from rankclust.cli._errors import CLIError
 
-__all__ = ["Outputs", "cluster_figures"]
+__all__ = ["Outputs", "cluster_figures", "interval_figures"]
 
 # Larger pairwise figures are unreadable: they are left out with a note.
 _MAX_PAIRWISE_ITEMS = 40
@@ -110,3 +110,33 @@ def cluster_figures(out: Outputs, est: Any, R: Any, prefix: str = "") -> None:
             f"{prefix}pairwise_by_cluster.png",
             lambda: plot_pairwise_matrices(C, items, centers=centers, cluster_sizes=counts),
         )
+
+
+def interval_figures(out: Outputs, est: Any, R: Any, boot: Any, level: float | None) -> None:
+    """With ``--ci``: worths with intervals (Plackett-Luce), the position probabilities of the
+    central rankings, and observed against expected (goodness of fit)."""
+    if not out.want_plots() or boot is None:
+        return
+    from rankclust.inference import goodness_of_fit
+    from rankclust.plotting import (
+        plot_goodness_of_fit,
+        plot_position_probabilities,
+        plot_worth_intervals,
+    )
+
+    level = 0.95 if level is None else level
+    items = R.items
+    if hasattr(est, "worths_"):
+        out.figure(
+            "worth_intervals.png",
+            lambda: plot_worth_intervals(est, boot, items=items, level=level),
+        )
+    out.figure(
+        "position_probabilities.png",
+        lambda: plot_position_probabilities(boot, items=items),
+    )
+    seed = getattr(out.args, "random_state", None)
+    out.figure(
+        "goodness_of_fit.png",
+        lambda: plot_goodness_of_fit(goodness_of_fit(est, R, random_state=seed)),
+    )

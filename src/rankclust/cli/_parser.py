@@ -50,6 +50,18 @@ def _pos_int(text: str) -> int:
 _MAX_SEED = 2**32 - 1  # numpy's RandomState takes seeds in 0 .. 2**32 - 1
 
 
+def _level_arg(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(
+            f"--ci-level must be a coverage between 0 and 1 (e.g. 0.95), got {text!r}"
+        )
+    return v
+
+
 def _seed_arg(text: str) -> int:
     try:
         v = int(text)
@@ -88,8 +100,8 @@ class _Refuse(argparse.Action):
 # with a reason, so nothing on the command line is silently ignored; tests/test_cli_hygiene.py
 # walks every command x option pair.
 _OPTION_GROUPS: dict[str, tuple[str, ...]] = {
-    "cluster": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
-    "select-k": ("input", "fit", "save", "outputs", "wide", "seed", "base"),
+    "cluster": ("input", "fit", "ci", "save", "outputs", "wide", "seed", "base"),
+    "select-k": ("input", "fit", "ci", "save", "outputs", "wide", "seed", "base"),
     "labelrank": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
     "supervise": ("label-input", "fit", "save", "eval", "outputs", "wide", "seed", "base"),
     "ordinal": ("fit", "save", "outputs", "seed", "base"),
@@ -164,6 +176,18 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
                        help="restarts (estimators that have n_init)")  # fmt: skip
         g.add_argument("--set", action="append", metavar="KEY=VALUE",
                        help="any other estimator parameter (JSON value), repeatable")  # fmt: skip
+    elif name == "ci":
+        g = p.add_argument_group("uncertainty (mixtures)")
+        g.add_argument("--ci", type=_pos_int, default=None, metavar="B",
+                       help="bootstrap the fitted mixture with B non-parametric replicates "
+                            "(e.g. 200): percentile intervals of the proportions, dispersions "
+                            "and worths, the probability of each central ranking, the "
+                            "stability of the cluster memberships; Wald intervals for K=1")  # fmt: skip
+        g.add_argument("--ci-level", type=_level_arg, default=None, metavar="LEVEL",
+                       help="coverage of the --ci intervals, in (0, 1) (default 0.95)")  # fmt: skip
+        g.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                       help="parallel processes for the bootstrap replicates of --ci (and "
+                            "--lrt); -1: all cores; default 1")  # fmt: skip
     elif name == "save":
         p.add_argument("--save", metavar="FILE",
                        help="save the fitted model (rankclust.persistence)")  # fmt: skip
@@ -175,6 +199,23 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
                        help="N-fold cross-validation instead of a hold-out")  # fmt: skip
     else:  # pragma: no cover - a typo in _OPTION_GROUPS
         raise KeyError(name)
+
+
+def _add_k(p: argparse.ArgumentParser, default: int | None = None) -> None:
+    """``-k/--k``: required, or with a default."""
+    if default is None:
+        p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
+    else:
+        p.add_argument("-k", "--k", type=_pos_int, default=default,
+                       help=f"number of clusters (default {default})")  # fmt: skip
+
+
+def _add_method(
+    p: argparse.ArgumentParser, methods: Any, default: str | None, help: str | None = None
+) -> None:
+    """``--method`` of a command: one of ``methods`` (names), ``default`` when not given."""
+    text = help or f"one of {', '.join(methods)} (default {default})"
+    p.add_argument("--method", default=default, metavar="METHOD", help=text)
 
 
 def option_strings(p: argparse.ArgumentParser) -> set[str]:
@@ -200,75 +241,69 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands: dict[str, argparse.ArgumentParser] = {}
 
-    def command(name: str, **kw: Any) -> argparse.ArgumentParser:
+    def command(name: str, handler: Callable[..., int] | None = None, **kw: Any
+                ) -> argparse.ArgumentParser:  # fmt: skip
         p = sub.add_parser(name, **kw)
         for group in _OPTION_GROUPS[name]:
             _add_group(p, group)
+        if handler is not None:
+            p.set_defaults(handler=handler)
         commands[name] = p
         return p
 
-    cluster_names = ", ".join(CLUSTER_METHODS)
-    p = command("cluster", help="cluster rankings into K groups",
+    p = command("cluster", cmd_cluster, help="cluster rankings into K groups",
                 description="Cluster rankings into K groups and print the clusters, their "
                             "sizes and central rankings. Methods: "
                             + method_help(CLUSTER_METHODS))  # fmt: skip
-    p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
-    p.add_argument("--method", default="mixture", metavar="METHOD",
-                   help=f"one of {cluster_names} (default mixture)")  # fmt: skip
-    p.set_defaults(handler=cmd_cluster)
+    _add_k(p)
+    _add_method(p, CLUSTER_METHODS, "mixture")
 
-    p = command("select-k", help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
+    p = command("select-k", cmd_select_k,
+                help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
                 description="Fit one model per K and compare information criteria.")  # fmt: skip
     p.add_argument("--ks", default="1..8", help="values of K: 1..8, 2-6 or 2,3,5 (default 1..8)")
     p.add_argument("--criterion", choices=["bic", "icl", "aic"], default=None,
                    help="criterion that chooses K (default bic; lower is better; methods "
                         "with a criterion only)")  # fmt: skip
-    p.add_argument("--method", default="mixture", metavar="METHOD",
-                   help=f"one of {cluster_names} (default mixture)")  # fmt: skip
+    _add_method(p, CLUSTER_METHODS, "mixture")
     p.add_argument("--lrt", type=_pos_int, default=None, metavar="B",
                    help="also test each K against K-1 by the parametric-bootstrap "
                         "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip
-    p.add_argument("--n-jobs", type=int, default=None, metavar="N",
-                   help="parallel processes for --lrt (-1: all cores; default 1)")  # fmt: skip
-    p.set_defaults(handler=cmd_select_k)
 
-    p = command("labelrank", help="predict label rankings from features",
+    p = command("labelrank", cmd_labelrank, help="predict label rankings from features",
                 description="Fit a label ranker on a label-ranking CSV (n,p,k header; "
                             "features then the rank of each label) and report Kendall "
                             "tau. Methods: " + method_help(LABEL_RANKING_METHODS))  # fmt: skip
-    p.add_argument("--method", default="iblr", metavar="METHOD",
-                   help=f"one of {', '.join(LABEL_RANKING_METHODS)} (default iblr)")  # fmt: skip
-    p.set_defaults(handler=cmd_labelrank)
+    _add_method(p, LABEL_RANKING_METHODS, "iblr")
 
-    p = command("supervise", help="supervised clustering of label-ranking data",
+    p = command("supervise", cmd_supervise, help="supervised clustering of label-ranking data",
                 description="Cluster feature vectors so that each cluster has one central "
                             "label ranking (Grbovic et al. 2013). Methods: "
                             + method_help(SUPERVISED_METHODS))  # fmt: skip
-    p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
-    p.add_argument("--method", default="rt-iter", metavar="METHOD",
-                   help=f"one of {', '.join(SUPERVISED_METHODS)} (default rt-iter)")  # fmt: skip
-    p.set_defaults(handler=cmd_supervise)
+    _add_k(p)
+    _add_method(p, SUPERVISED_METHODS, "rt-iter")
 
-    p = command("ordinal", help="ordinal clustering of feature vectors guided by ranking pairs",
+    p = command("ordinal", cmd_ordinal,
+                help="ordinal clustering of feature vectors guided by ranking pairs",
                 description="Cluster the rows of a numeric CSV into K ordered clusters; "
                             "--pairs gives rows known to be ordered (M2SORC, Xiao et al. "
                             "2016).")  # fmt: skip
     p.add_argument("file", metavar="FILE.csv", help="numeric CSV of features (header optional)")
     p.add_argument("--pairs", metavar="PAIRS.csv",
                    help="CSV of 0-based row pairs 'i,j': row i belongs to a higher cluster than j")  # fmt: skip
-    p.add_argument("-k", "--k", type=_pos_int, default=3, help="number of clusters (default 3)")
-    p.add_argument("--method", default="m2sorc", metavar="METHOD", help="m2sorc (default)")
-    p.set_defaults(handler=cmd_ordinal)
+    _add_k(p, default=3)
+    _add_method(p, {"m2sorc": None}, "m2sorc", help="m2sorc (default)")
 
-    p = command("significance", help="randomisation test: is the clustering better than chance?",
+    p = command("significance", cmd_significance,
+                help="randomisation test: is the clustering better than chance?",
                 description="Fit on the data and on random data sets with the same "
                             "pair counts (swap MCMC, Ukkonen 2011) and report the p-value. "
                             "Top-t ballots keep their listed candidates and their top-t "
                             "pair counts, and are fitted as ballots.")  # fmt: skip
-    p.add_argument("-k", "--k", type=_pos_int, required=True, help="number of clusters K")
-    p.add_argument("--method", default=None, metavar="METHOD",
-                   help=f"one of {cluster_names} (default: chains for chains, mixture for "
-                        "top-t ballots)")  # fmt: skip
+    _add_k(p)
+    _add_method(p, CLUSTER_METHODS, None,
+                help=f"one of {', '.join(CLUSTER_METHODS)} (default: chains for chains, "
+                     "mixture for top-t ballots)")  # fmt: skip
     p.add_argument(
         "--n-samples", type=_pos_int, default=99, help="random data sets h (default 99)"
     )
@@ -278,16 +313,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--greater-is-better", action="store_true",
                    help="larger statistic = better clustering (e.g. a log-likelihood); needs "
                         "--statistic")  # fmt: skip
-    p.set_defaults(handler=cmd_significance)
 
-    p = command("demo", help="run everything on shipped data",
+    p = command("demo", cmd_demo, help="run everything on shipped data",
                 description="Fit ranking models, cluster ballots with model selection, "
                             "rank labels and cluster label-ranking data, on data shipped "
                             "with the package; figures go to --plots (default "
                             "demo_output/).")  # fmt: skip
-    p.set_defaults(handler=cmd_demo)
 
-    p = command("reproduce", help="re-run a paper's experiments (quick)",
+    p = command("reproduce", cmd_reproduce, help="re-run a paper's experiments (quick)",
                 description="Run experiments/*PAPER*.py (or experiments/*/*PAPER*.py) --quick "
                             "from a source checkout; "
                             "arguments after -- go to the script. "
@@ -295,7 +328,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paper", metavar="PAPER", help=", ".join(PAPERS))
     p.add_argument("--full", action="store_true", help="run without --quick (slow)")
     p.add_argument("--experiments-dir", metavar="DIR", help="where the experiment scripts are")
-    p.set_defaults(handler=cmd_reproduce)
     _add_predict(command)
 
     # every option of one command is refused by the others, with a reason

@@ -8,8 +8,9 @@ from rankclust.cli._checks import check_k, check_rank_input
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK
 from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._intervals import check_interval_options, report_intervals
 from rankclust.cli._methods import make_estimator, parse_set, resolve_method
-from rankclust.cli._outputs import Outputs, cluster_figures
+from rankclust.cli._outputs import Outputs, cluster_figures, interval_figures
 
 __all__ = ["cmd_cluster"]
 
@@ -23,6 +24,7 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
         extra=parse_set(args.set), fixed=method.params,
     )  # fmt: skip
+    check_interval_options(args, cls)
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     check_rank_input(method, R, args.file)
@@ -33,10 +35,14 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     console.summary(cluster_summary(
         est, R, title=f"{cls.__name__} ({method.name})", max_items=console.max_items,
     ), R.n_items)  # fmt: skip
+    intervals, boot = report_intervals(args, est, R, console)
     out = Outputs(args, console)
     cluster_figures(out, est, R)
-    out.json(result_dict(est, R=R, extra={"command": "cluster", "input": args.file,
-                                          "method": method.name}))  # fmt: skip
+    interval_figures(out, est, R, boot, level=args.ci_level)
+    extra = {"command": "cluster", "input": args.file, "method": method.name}
+    if intervals is not None:
+        extra["intervals"] = intervals
+    out.json(result_dict(est, R=R, extra=extra))
     out.save(est)
     out.report()
     return EXIT_OK

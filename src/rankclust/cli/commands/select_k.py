@@ -12,8 +12,9 @@ from rankclust.cli._checks import check_k, check_rank_input
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
 from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._intervals import check_interval_options, report_intervals
 from rankclust.cli._methods import has_criteria, make_estimator, parse_set, resolve_method
-from rankclust.cli._outputs import Outputs, cluster_figures
+from rankclust.cli._outputs import Outputs, cluster_figures, interval_figures
 
 __all__ = ["cmd_select_k", "parse_ks", "select_k_table"]
 
@@ -134,8 +135,12 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
             f"--lrt: the likelihood-ratio test needs a mixture (--method mixture or "
             f"pl-mixture), not --method {method.name}"
         )
-    if getattr(args, "n_jobs", None) is not None and lrt_b is None:
-        raise CLIError("--n-jobs: only the --lrt replicates run in parallel; add --lrt B")
+    if getattr(args, "n_jobs", None) is not None and lrt_b is None and args.ci is None:
+        raise CLIError(
+            "--n-jobs: only the bootstrap replicates of --ci and --lrt run in parallel; "
+            "add --ci B or --lrt B"
+        )
+    check_interval_options(args, cls)
     make(1)  # bad --n-init and --set values fail here, before the file is read
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
@@ -169,6 +174,9 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
             "and cannot choose K by itself - look for the elbow"
             + (" in model_selection.png)" if args.plots else ", e.g. with --plots DIR)")
         )
+    intervals, boot = (None, None)
+    if best_k is not None:  # --ci: the intervals of the chosen model
+        intervals, boot = report_intervals(args, models[best_k], R, console)
     lrt_rows = _lrt_rows(make, R, ks, models, lrt_b, args, console) if lrt_b else None
     out = Outputs(args, console)
     if out.want_plots():
@@ -180,6 +188,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         )
         if best_k is not None:
             cluster_figures(out, models[best_k], R)
+            interval_figures(out, models[best_k], R, boot, level=args.ci_level)
     best = models[best_k] if best_k is not None else None
     extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
                                   "method": method.name, "selection": rows,
@@ -188,6 +197,8 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
     if lrt_rows is not None:
         extra_json["lrt"] = lrt_rows
+    if intervals is not None:
+        extra_json["intervals"] = intervals
     if best is not None:
         out.json(result_dict(best, R=R, extra=extra_json))
         out.save(best)

@@ -1,0 +1,199 @@
+"""``--ci B``: bootstrap intervals of a fitted mixture, gathered as plain JSON data.
+
+The numbers come from :func:`rankclust.inference.bootstrap` (percentile intervals, the
+probability of each reported centre, membership stability) and, for a one-component mixture
+(a single model), from the information matrix (Wald intervals: Plackett-Luce log-worths,
+the Mallows dispersion). :mod:`rankclust.cli.report.intervals` lays them out as text.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from rankclust.cli._errors import CLIError
+
+__all__ = ["STABLE", "check_interval_options", "compute_intervals", "report_intervals"]
+
+#: A ballot is called stable when it keeps its cluster in at least this share of replicates.
+STABLE = 0.9
+
+
+def check_interval_options(args: argparse.Namespace, cls: type) -> None:
+    """Refuse ``--ci`` for a method without a bootstrap, ``--ci-level`` and ``--n-jobs``
+    without the replicates they are for, and ``--n-jobs 0``."""
+    from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
+
+    n_boot = getattr(args, "ci", None)
+    n_jobs = getattr(args, "n_jobs", None)
+    if n_jobs == 0:
+        raise CLIError("--n-jobs: 0 processes; give N >= 1, or -1 for all cores")
+    if n_boot is None:
+        if getattr(args, "ci_level", None) is not None:
+            raise CLIError("--ci-level: no intervals to compute; add --ci B (e.g. --ci 200)")
+        if n_jobs is not None and getattr(args, "lrt", None) is None:
+            raise CLIError("--n-jobs: only the bootstrap replicates of --ci run in parallel; "
+                           "add --ci B")  # fmt: skip
+        return
+    if not issubclass(cls, MallowsMixture | PlackettLuceMixture):
+        raise CLIError(
+            f"--ci: bootstrap intervals need a mixture (--method mixture or pl-mixture), "
+            f"not {cls.__name__}"
+        )
+
+
+def _interval(estimate: Any, low: Any, high: Any) -> dict[str, float]:
+    return {"estimate": float(estimate), "low": float(low), "high": float(high)}
+
+
+def _stability(boot: Any, labels: np.ndarray, weights: np.ndarray, k: int) -> dict[str, Any]:
+    """Weighted summary of the per-ballot membership stability."""
+    s = np.asarray(boot.membership_stability, dtype=np.float64)
+    w = weights / weights.sum()
+    per_cluster = []
+    for c in range(k):
+        mask = labels == c
+        total = float(w[mask].sum())
+        per_cluster.append(float(w[mask] @ s[mask] / total) if total > 0 else None)
+    return {
+        "mean": float(w @ s),
+        "min": float(s.min()),
+        "share_stable": float(w[s >= STABLE].sum()),
+        "stable_threshold": STABLE,
+        "per_cluster_mean": per_cluster,
+    }
+
+
+def _wald(est: Any, R: Any, level: float) -> dict[str, Any] | None:
+    """Wald intervals of a one-component mixture (a single model), or None when the
+    information cannot be computed for these data (the reason in ``note``)."""
+    from rankclust.cluster.mixture import MallowsMixture
+    from rankclust.inference import (
+        mallows_theta_standard_error,
+        plackett_luce_vcov,
+        wald_intervals,
+    )
+
+    try:
+        if isinstance(est, MallowsMixture):
+            theta = float(est.thetas_[0])
+            se = float(mallows_theta_standard_error(R, est.center_positions_[0], theta, R.weights))
+            low, high = wald_intervals([theta], [se], level)[0]
+            return {"theta": {**_interval(theta, low, high), "standard_error": se}}
+        scores = np.asarray(est.scores_[0], dtype=np.float64)
+        vcov = plackett_luce_vcov(R, scores, R.weights, alpha=float(getattr(est, "alpha", 0.0)))
+        se = np.sqrt(np.clip(np.diag(vcov), 0.0, None))
+        bounds = wald_intervals(scores, se, level)
+        return {
+            "scores": [
+                {**_interval(scores[j], *bounds[j]), "standard_error": float(se[j])}
+                for j in range(len(scores))
+            ]
+        }
+    except ValueError as exc:
+        return {"note": f"no Wald intervals: {exc}"}
+
+
+def compute_intervals(
+    est: Any,
+    R: Any,
+    *,
+    n_boot: int,
+    level: float | None = None,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Bootstrap intervals of a fitted mixture as JSON data, and the BootstrapResult.
+
+    Parameters
+    ----------
+    est : fitted MallowsMixture or PlackettLuceMixture
+    R : Rankings
+        The data ``est`` was fitted on.
+    n_boot : int
+        Non-parametric replicates.
+    level : float, optional
+        Coverage (default 0.95).
+    random_state : int, optional
+        Seeds the replicates (the result does not depend on ``n_jobs``).
+    n_jobs : int, optional
+        Parallel replicates (joblib).
+
+    Returns
+    -------
+    data : dict
+        ``method``, ``n_boot``, ``level``, ``seconds``, ``n_not_converged``, ``components``
+        (per cluster: ``proportion``, ``theta`` or ``worths`` and ``scores`` as
+        ``{estimate, low, high}``, ``center_probability``, ``position_probabilities``
+        (items x positions)), ``membership_stability`` and, for K = 1, ``wald``.
+    boot : BootstrapResult
+    """
+    from rankclust.cluster.mixture import MallowsMixture
+    from rankclust.inference import bootstrap
+
+    level = 0.95 if level is None else float(level)
+    try:
+        boot = bootstrap(est, R, n_boot, random_state=random_state, n_jobs=n_jobs)
+    except ValueError as exc:
+        raise CLIError(f"--ci: the bootstrap failed: {exc}") from None
+    k = len(est.weights_)
+    names = [str(x) for x in R.items] if R.items is not None else None
+    bounds = boot.intervals(level)
+    center_p = np.atleast_1d(boot.center_probability)
+    positions = boot.position_probabilities.reshape(k, R.n_items, R.n_items)
+    components = []
+    for c in range(k):
+        entry: dict[str, Any] = {
+            "cluster": c,
+            "proportion": _interval(
+                boot.estimates["weights"][c], *(b[c] for b in bounds["weights"])
+            ),
+        }
+        if isinstance(est, MallowsMixture):
+            entry["theta"] = _interval(
+                boot.estimates["thetas"][c], *(b[c] for b in bounds["thetas"])
+            )
+        else:
+            for name in ("worths", "scores"):
+                low, high = bounds[name]
+                entry[name] = [
+                    _interval(boot.estimates[name][c, j], low[c, j], high[c, j])
+                    for j in range(R.n_items)
+                ]
+        entry["center_probability"] = float(center_p[c])
+        entry["position_probabilities"] = positions[c].tolist()
+        components.append(entry)
+    labels = np.asarray(est.labels_)
+    data: dict[str, Any] = {
+        "method": f"{boot.method} bootstrap",
+        "n_boot": int(boot.n_boot),
+        "level": level,
+        "random_state": random_state,
+        "seconds": float(boot.seconds),
+        "n_not_converged": int(boot.n_not_converged),
+        "items": names,
+        "components": components,
+        "membership_stability": _stability(boot, labels, R.weights, k),
+    }
+    if k == 1:
+        data["wald"] = _wald(est, R, level)
+    return data, boot
+
+
+def report_intervals(args: argparse.Namespace, est: Any, R: Any, console: Any) -> tuple[Any, Any]:
+    """Compute, print and return ``(data, boot)`` of ``--ci`` (``(None, None)`` without it)."""
+    n_boot = getattr(args, "ci", None)
+    if n_boot is None:
+        return None, None
+    from rankclust.cli.report.intervals import interval_summary
+
+    with console.task(f"bootstrap: {n_boot} replicates"):
+        data, boot = compute_intervals(
+            est, R, n_boot=n_boot, level=args.ci_level, random_state=args.random_state,
+            n_jobs=args.n_jobs,
+        )  # fmt: skip
+    console.print()
+    console.print(interval_summary(data))
+    return data, boot
