@@ -1,0 +1,403 @@
+"""Fixed-seed fits recorded before the run records and the shared prologues were consolidated.
+
+Every estimator whose restart bookkeeping, fit prologue or long fit was reorganised must give
+the same fit for the same ``random_state``: labels (as a digest), objectives and curves (as
+two sums, compared to 1e-9 relative) recorded from the code before the change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+
+import numpy as np
+import pytest
+
+
+def digest(a):
+    a = np.asarray(a)
+    if a.dtype.kind in "iub":
+        return hashlib.sha256(np.ascontiguousarray(a.astype(np.int64)).tobytes()).hexdigest()[:16]
+    raise TypeError(a.dtype)
+
+
+def fsum(a):
+    """Two floats that change with any value of a float array."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    return [float(a.sum()), float((a * np.arange(1, a.size + 1)).sum())]
+
+
+def _chains():
+    from rankclust.cluster import make_planted_chains
+
+    R, _ = make_planted_chains(
+        80, n_items=8, length=(2, 6), n_clusters=3, n_buckets=3, random_state=1
+    )
+    return R
+
+
+def _supervised(p_missing=0.2, seed=0):
+
+    rng = np.random.default_rng(seed)
+    orders = np.array([[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]])
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    y = np.repeat(np.arange(3), 30)
+    X = centres[y] + rng.normal(0, 1.0, (y.size, 2))
+    pos = np.argsort(orders[y], axis=1)
+    # noise: swap two adjacent positions in a third of the rows
+    for i in np.flatnonzero(rng.random(y.size) < 0.3):
+        a = rng.integers(0, 4)
+        u, v = np.flatnonzero(pos[i] == a)[0], np.flatnonzero(pos[i] == a + 1)[0]
+        pos[i, u], pos[i, v] = a + 1, a
+    drop = rng.random(pos.shape) < p_missing
+    ranks = np.where(drop, 0, pos + 1)
+    return X, ranks
+
+
+def _ordinal(seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), 15)
+    X = rng.normal(0, 1, (45, 2))
+    X[:, 0] += 2.5 * y
+    ml = np.array([[0, 1], [15, 16], [30, 31]])
+    cl = np.array([[0, 15], [15, 30], [2, 44]])
+    pairs = np.array([[30, 0], [31, 16], [20, 3]])
+    return X, ml, cl, pairs
+
+
+def case_chainkmeans(init, n_init):
+    warnings.simplefilter("ignore")
+    from rankclust.cluster import ChainKMeans
+
+    est = ChainKMeans(3, init=init, n_init=n_init, max_init=30, random_state=3).fit(_chains())
+    return {
+        "labels": digest(est.labels_),
+        "objective": [est.objective_],
+        "n_iter": est.n_iter_,
+        "n_init": est.n_init_,
+        "agree": est.n_init_agreeing_,
+        "centroids": fsum(est.centroids_),
+    }
+
+
+def case_komeans(n_init, init):
+    from rankclust.cluster import KOMeans
+
+    est = KOMeans(3, n_init=n_init, init=init, max_init=30, random_state=3).fit(_chains())
+    return {
+        "labels": digest(est.labels_),
+        "objective": [est.objective_],
+        "n_iter": est.n_iter_,
+        "n_init": est.n_init_,
+        "agree": est.n_init_agreeing_,
+    }
+
+
+def _sup_record(est, X):
+    out = {
+        "labels": digest(est.labels_),
+        "centers": digest(est.central_rankings_.ranks),
+        "predict": digest(est.predict_ranking(X)),
+    }
+    for name in ("train_loss_", "sigma_", "sigma0_"):
+        if hasattr(est, name):
+            out[name] = [float(getattr(est, name))]
+    for name in ("loss_curve_", "nll_curve_", "scores_", "prototypes_", "validation_loss_curve_"):
+        if getattr(est, name, None) is not None:
+            out[name] = fsum(getattr(est, name))
+    for name in ("n_iter_", "best_epoch_", "n_init_agreeing_"):
+        if hasattr(est, name):
+            out[name] = int(getattr(est, name))
+    return out
+
+
+def case_supervised(name, **kw):
+    import rankclust.supervised as sup
+
+    X, Y = _supervised()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = getattr(sup, name)(random_state=4, **kw).fit(X, Y)
+    return _sup_record(est, X)
+
+
+def case_ordinal(name, **kw):
+    import rankclust.ordinal as od
+
+    X, ml, cl, pairs = _ordinal()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = getattr(od, name)(3, random_state=5, **kw)
+        if name == "M2SORC":
+            est.fit(X, pairs=pairs)
+        else:
+            est.fit(X, must_link=ml, cannot_link=cl)
+    return {"labels": digest(est.labels_), "predict": digest(est.predict(X + 0.1))}
+
+
+def case_label_ranking(name, **kw):
+    import rankclust.label_ranking as lr
+
+    X, Y = _supervised(p_missing=0.1, seed=2)
+    kw = dict(kw)
+    est = getattr(lr, name)(**kw).fit(X, Y)
+    return {"predict": digest(est.predict(X + 0.05))}
+
+
+def case_generator(name, **kw):
+    import rankclust.datasets as ds
+
+    out = getattr(ds, name)(random_state=6, **kw)
+    R = out[0] if isinstance(out, tuple) else out
+    rest = [digest(o) for o in out[1:]] if isinstance(out, tuple) else []
+    return {"ranks": digest(R.ranks), "rest": rest}
+
+
+CASES = {
+    "chain_random_partition_3": (case_chainkmeans, ("random_partition", 3)),
+    "chain_random_orders_3": (case_chainkmeans, ("random_orders", 3)),
+    "chain_kmeanspp_auto": (case_chainkmeans, ("k-means++", "auto")),
+    "chain_hypersphere_2": (case_chainkmeans, ("hypersphere", 2)),
+    "chain_random_partition_auto": (case_chainkmeans, ("random_partition", "auto")),
+    "komeans_3_random": (case_komeans, (3, "random_partition")),
+    "komeans_auto_pp": (case_komeans, ("auto", "k-means++")),
+    "ranktree_iterate_3": (
+        case_supervised,
+        ("RankTree",),
+        {"n_clusters": 3, "n_init": 3, "min_node": 3},
+    ),
+    "ranktree_iterate_noval": (
+        case_supervised,
+        ("RankTree",),
+        {"n_clusters": 3, "n_init": 2, "validation_fraction": None},
+    ),
+    "ranktree_prune": (case_supervised, ("RankTree",), {"n_clusters": 3, "mode": "prune"}),
+    "plmix": (
+        case_supervised,
+        ("PrototypePLMixture",),
+        {"n_clusters": 3, "n_prototypes_per_cluster": 2, "max_epochs": 12},
+    ),
+    "plmix_loss_batch": (
+        case_supervised,
+        ("PrototypePLMixture",),
+        {
+            "n_clusters": 3,
+            "n_prototypes_per_cluster": 2,
+            "max_epochs": 8,
+            "stop_on": "loss",
+            "e_step": "batch",
+            "m_step": "v2",
+        },
+    ),
+    "plmix_val": (
+        case_supervised,
+        ("PrototypePLMixture",),
+        {
+            "n_clusters": 3,
+            "n_prototypes_per_cluster": 2,
+            "max_epochs": 10,
+            "validation_fraction": 0.3,
+            "validation_window": 1,
+        },
+    ),
+    "featurekmeans": (case_supervised, ("FeatureKMeansRanking",), {"n_clusters": 3}),
+    "naivekmeans": (case_supervised, ("NaiveKMeans",), {"n_clusters": 3}),
+    "rankclusteringtree": (case_supervised, ("RankClusteringTree",), {"n_clusters": 3}),
+    "mpckmeans": (case_ordinal, ("MPCKMeans",)),
+    "cpmmc": (case_ordinal, ("CPMMC",)),
+    "cpcmmc": (case_ordinal, ("CPCMMC",)),
+    "wsvorc": (case_ordinal, ("WSVORC",)),
+    "smmcpc": (case_ordinal, ("SMMCPC",)),
+    "m2sorc": (case_ordinal, ("M2SORC",), {"n_init": 2}),
+    "lr_cc": (case_label_ranking, ("ConstraintClassification",), {"random_state": 0}),
+    "lr_pairwise": (case_label_ranking, ("PairwiseLabelRanker",)),
+    "lr_consensus": (case_label_ranking, ("ConsensusLabelRanker",)),
+    "lr_tree": (case_label_ranking, ("LabelRankingTree",), {"random_state": 0}),
+    "gen_mallows": (
+        case_generator,
+        ("make_mallows_mixture",),
+        {"n_samples": 50, "n_items": 6, "n_clusters": 2, "lengths": 4},
+    ),
+    "gen_pl": (
+        case_generator,
+        ("make_plackett_luce_mixture",),
+        {"n_samples": 50, "n_items": 6, "n_clusters": 2, "lengths": 4},
+    ),
+}
+
+
+def _run(name):
+    spec = CASES[name]
+    fn, args = spec[0], spec[1]
+    kw = spec[2] if len(spec) > 2 else {}
+    return fn(*args, **kw)
+
+
+EXPECTED = {
+    "chain_hypersphere_2": {
+        "agree": 1,
+        "centroids": [96.0, 9272.556313131314],
+        "labels": "3ade035d803aa827",
+        "n_init": 2,
+        "n_iter": 3,
+        "objective": [28.25624098124098],
+    },
+    "chain_kmeanspp_auto": {
+        "agree": 1,
+        "centroids": [96.0, 9272.831313131312],
+        "labels": "3a3b65dbb62272da",
+        "n_init": 30,
+        "n_iter": 4,
+        "objective": [28.224098124098123],
+    },
+    "chain_random_orders_3": {
+        "agree": 1,
+        "centroids": [96.0, 9272.556313131314],
+        "labels": "a9da09b56af2655a",
+        "n_init": 3,
+        "n_iter": 6,
+        "objective": [28.256240981240982],
+    },
+    "chain_random_partition_3": {
+        "agree": 1,
+        "centroids": [96.0, 9284.49797979798],
+        "labels": "4f2b0ca6dc3b8b3e",
+        "n_init": 3,
+        "n_iter": 8,
+        "objective": [28.224098124098127],
+    },
+    "chain_random_partition_auto": {
+        "agree": 3,
+        "centroids": [96.0, 9284.49797979798],
+        "labels": "a648eb2f2d5fcdcb",
+        "n_init": 30,
+        "n_iter": 6,
+        "objective": [28.224098124098123],
+    },
+    "cpcmmc": {"labels": "7c780ef4f59c4999", "predict": "b82f99b50111bf57"},
+    "cpmmc": {"labels": "b82f99b50111bf57", "predict": "b82f99b50111bf57"},
+    "featurekmeans": {
+        "centers": "6d83fcd397854786",
+        "labels": "5f3a5d6f0571dd72",
+        "n_init_agreeing_": 10,
+        "predict": "b8f1f50be945a16a",
+    },
+    "gen_mallows": {"ranks": "49f71fac74efaf10", "rest": ["a9866e386ba51382"]},
+    "gen_pl": {"ranks": "73d4dc58331b3c06", "rest": ["f9e0979f5128f97e"]},
+    "komeans_3_random": {
+        "agree": 1,
+        "labels": "e02404c97279c7c8",
+        "n_init": 3,
+        "n_iter": 4,
+        "objective": [8.957142857142859],
+    },
+    "komeans_auto_pp": {
+        "agree": 2,
+        "labels": "3f18ecdde7030f82",
+        "n_init": 30,
+        "n_iter": 4,
+        "objective": [7.571428571428571],
+    },
+    "lr_cc": {"predict": "1aa372df12257438"},
+    "lr_consensus": {"predict": "f94cbf75cd39dd8e"},
+    "lr_pairwise": {"predict": "8c4c73d5882aa4e5"},
+    "lr_tree": {"predict": "9403c507db1389f4"},
+    "m2sorc": {"labels": "257a6df661401ef9", "predict": "257a6df661401ef9"},
+    "mpckmeans": {"labels": "8eac021657c21bf8", "predict": "8851d7e091a2e764"},
+    "naivekmeans": {
+        "centers": "6d83fcd397854786",
+        "labels": "5f3a5d6f0571dd72",
+        "n_init_agreeing_": 9,
+        "predict": "b8f1f50be945a16a",
+    },
+    "plmix": {
+        "best_epoch_": 6,
+        "centers": "6d83fcd397854786",
+        "labels": "e3550d22ca89da04",
+        "loss_curve_": [0.7003703703703702, 3.916296296296296],
+        "n_iter_": 12,
+        "nll_curve_": [21.555972331830812, 120.61942893313989],
+        "predict": "729fa74d37b02dae",
+        "prototypes_": [-1.3629835331092057, -29.212957705325362],
+        "scores_": [-6.661338147750939e-16, -1.774455052257391],
+        "sigma0_": [1.414213562373095],
+        "sigma_": [0.565685424949238],
+        "train_loss_": [0.04666666666666666],
+    },
+    "plmix_loss_batch": {
+        "best_epoch_": 6,
+        "centers": "6d83fcd397854786",
+        "labels": "8afbb9fbea27d44c",
+        "loss_curve_": [0.5203703703703703, 1.9255555555555555],
+        "n_iter_": 8,
+        "nll_curve_": [11.014103161085774, 40.45433524591689],
+        "predict": "694ce9b1425eaaf8",
+        "prototypes_": [-1.551452798068057, -30.493298594581212],
+        "scores_": [0.0, -5.594939299151022],
+        "sigma0_": [1.414213562373095],
+        "sigma_": [0.7071067811865475],
+        "train_loss_": [0.04666666666666666],
+    },
+    "plmix_val": {
+        "best_epoch_": 3,
+        "centers": "6d83fcd397854786",
+        "labels": "6ece33bb96f6d975",
+        "loss_curve_": [0.816931216931217, 3.5264550264550265],
+        "n_iter_": 10,
+        "nll_curve_": [21.058414506621297, 103.24642721288465],
+        "predict": "15b3c1cf1cb28218",
+        "prototypes_": [-0.5247358992985567, -19.564680314030223],
+        "scores_": [-3.3306690738754696e-16, -1.127275673615614],
+        "sigma0_": [1.414213562373095],
+        "sigma_": [0.8702852691526738],
+        "train_loss_": [0.05037037037037037],
+        "validation_loss_curve_": [1.017283950617284, 5.281481481481482],
+    },
+    "rankclusteringtree": {
+        "centers": "ae4286bbfb92bf1e",
+        "labels": "018591e3745c5fe6",
+        "n_init_agreeing_": 8,
+        "predict": "54e5d29dc69231b8",
+    },
+    "ranktree_iterate_3": {
+        "centers": "af3ba92d5cbd91b4",
+        "labels": "b5e14f743541f4bc",
+        "loss_curve_": [0.33259259259259255, 0.6992592592592591],
+        "n_init_agreeing_": 2,
+        "n_iter_": 4,
+        "predict": "3d33dd698c15fdfc",
+        "train_loss_": [0.05925925925925925],
+    },
+    "ranktree_iterate_noval": {
+        "centers": "2368b4ac4374bce9",
+        "labels": "c462846a0af78a51",
+        "loss_curve_": [0.08037037037037037, 0.12111111111111111],
+        "n_init_agreeing_": 1,
+        "n_iter_": 2,
+        "predict": "4ed40a3e64cffa50",
+        "train_loss_": [0.03962962962962963],
+    },
+    "ranktree_prune": {
+        "centers": "ae4286bbfb92bf1e",
+        "labels": "3fd3fb29505afb14",
+        "loss_curve_": [0.035555555555555556, 0.035555555555555556],
+        "n_init_agreeing_": 1,
+        "n_iter_": 1,
+        "predict": "355afe4d966f0451",
+        "train_loss_": [0.035555555555555556],
+    },
+    "smmcpc": {"labels": "c9bb21fc45d86d12", "predict": "c5a8732df0335188"},
+    "wsvorc": {"labels": "4e319fd02acf03e2", "predict": "4e319fd02acf03e2"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fit_is_the_recorded_one(name):
+    got = _run(name)
+    want = EXPECTED[name]
+    assert set(got) == set(want)
+    for key, value in want.items():
+        if isinstance(value, list) and value and isinstance(value[0], float):
+            assert got[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+        else:
+            assert got[key] == value, key
