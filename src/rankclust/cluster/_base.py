@@ -9,12 +9,14 @@ for the per-chain kernels.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numba
 import numpy as np
 
 from rankclust._param_validation import validate_arguments
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
@@ -229,3 +231,17 @@ def fix_empty_clusters(
         dist[i] = 0.0
         pos += 1
     return labels, n_clusters
+
+
+def warn_dropped_clusters(name: str, n_clusters: int, n_clusters_: int) -> None:
+    """:class:`~rankclust.exceptions.EmptyClusterWarning` of ``empty_cluster="drop"`` when
+    the fit kept ``n_clusters_`` of ``n_clusters`` clusters (called from ``fit``: the
+    warning points at the caller of ``fit``)."""
+    if n_clusters_ < n_clusters:
+        warnings.warn(
+            f"{name}: {n_clusters - n_clusters_} of {n_clusters} clusters became empty and "
+            f"were dropped (empty_cluster='drop'); n_clusters_={n_clusters_} is the "
+            "effective number",
+            EmptyClusterWarning,
+            stacklevel=3,
+        )
