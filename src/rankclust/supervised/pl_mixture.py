@@ -48,14 +48,12 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
 from rankclust._runs import FitRun
 from rankclust.models.plackett_luce import choice_stages, fit_scores, loglik_rows
@@ -629,10 +627,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         -------
         self : PrototypePLMixture
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         Xt = np.ascontiguousarray(self._fit_scaler(X, self.standardize))
         n = Xt.shape[0]
         val_curve = None

@@ -24,14 +24,12 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust._runs import FitRun, best_index
@@ -385,10 +383,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         -------
         self : RankTree
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         self.scaler_ = None  # trees are invariant to monotone feature scaling
         if self.mode == "prune":
             return self._fit_prune(X, Y, K, rng)
