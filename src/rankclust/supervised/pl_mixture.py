@@ -104,7 +104,113 @@ class SGDSettings(NamedTuple):
     printed_rule: bool  # eq. (30) as printed instead of the gradient
 
 
-def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 - compiled SGD sweep, one instance per step  # pragma: no cover
+def _memberships(X, i, protos, cluster, s2, a, gsum, g, logg):  # pragma: no cover - compiled below
+    """Feature side of instance ``i`` (eqs. 20-21): ``a`` (M,) the prototypes' unnormalised
+    weights, ``gsum`` (K,) their sums per cluster, ``g`` the memberships, ``logg`` their logs."""
+    M, d = protos.shape
+    K = g.shape[0]
+    amax = -np.inf
+    for p in range(M):
+        dist = 0.0
+        for j in range(d):
+            diff = X[i, j] - protos[p, j]
+            dist += diff * diff
+        a[p] = -dist / (2.0 * s2)
+        if a[p] > amax:
+            amax = a[p]
+    gsum[:] = 0.0
+    tot = 0.0
+    for p in range(M):
+        e = np.exp(a[p] - amax)
+        a[p] = e
+        gsum[cluster[p]] += e
+        tot += e
+    for k in range(K):
+        g[k] = gsum[k] / tot
+        logg[k] = np.log(gsum[k]) - np.log(tot) if gsum[k] > 0 else -np.inf
+
+
+def _pl_logliks(Z, orders, i, L, V, S, loge):  # pragma: no cover - compiled below
+    """Label side of instance ``i`` (eq. 23): ``loge[k]`` the PL log-likelihood of its ``L``
+    observed labels under cluster k; ``V``, ``S`` (K, m) the scaled scores and their suffix
+    sums (kept for the score step)."""
+    for k in range(Z.shape[0]):
+        loge[k] = 0.0
+        if L < 2:
+            continue
+        zmax = -np.inf
+        for c in range(L):
+            zc = Z[k, orders[i, c]]
+            if zc > zmax:
+                zmax = zc
+        acc = 0.0
+        for c in range(L - 1, -1, -1):
+            v = np.exp(Z[k, orders[i, c]] - zmax)
+            V[k, c] = v
+            acc += v
+            S[k, c] = acc
+        for c in range(L - 1):
+            loge[k] += np.log(V[k, c]) - np.log(S[k, c])
+
+
+def _posterior(logg, loge, h):  # pragma: no cover - compiled below
+    """E-step (eq. 29): ``h = softmax(logg + loge)``."""
+    K = h.shape[0]
+    bmax = -np.inf
+    for k in range(K):
+        h[k] = logg[k] + loge[k]
+        if h[k] > bmax:
+            bmax = h[k]
+    hs = 0.0
+    for k in range(K):
+        h[k] = np.exp(h[k] - bmax)
+        hs += h[k]
+    for k in range(K):
+        h[k] /= hs
+
+
+def _step_prototypes(X, i, model, a, gsum, g, h, gamma, s2, settings):  # pragma: no cover
+    """M-step v.1, corrected eq. (30): move every prototype towards (or away from) ``x_i``."""
+    protos, cluster, _ = model
+    d = protos.shape[1]
+    proto_gain, clip, printed_rule = settings.proto_gain, settings.clip, settings.printed_rule
+    for p in range(protos.shape[0]):
+        k = cluster[p]
+        if gsum[k] <= 0.0:
+            continue
+        r = a[p] / gsum[k]  # w_np / g_nk
+        if printed_rule:  # eq. (30) as printed: factor -(1 - h), not a gradient
+            coef = -proto_gain * gamma * r * (1.0 - h[k]) / s2
+        else:
+            coef = proto_gain * gamma * r * (h[k] - g[k]) / s2
+        if coef > clip:
+            coef = clip
+        elif coef < -clip:
+            coef = -clip
+        if coef != 0.0:
+            for j in range(d):
+                protos[p, j] += coef * (X[i, j] - protos[p, j])
+
+
+def _step_scores(Z, orders, i, L, V, S, h, gamma):  # pragma: no cover - compiled below
+    """Scores: gradient ascent, from the snapshot ``V``, ``S`` taken before this step."""
+    for k in range(Z.shape[0]):
+        inv = 0.0
+        for c in range(L):
+            inv += 1.0 / S[k, c]
+            Z[k, orders[i, c]] += gamma * h[k] * (1.0 - V[k, c] * inv)
+
+
+_nb_memberships = numba.njit(_memberships, cache=True, nogil=True)
+_nb_pl_logliks = numba.njit(_pl_logliks, cache=True, nogil=True)
+_nb_posterior = numba.njit(_posterior, cache=True, nogil=True)
+_nb_step_prototypes = numba.njit(_step_prototypes, cache=True, nogil=True)
+_nb_step_scores = numba.njit(_step_scores, cache=True, nogil=True)
+
+
+def _sgd_epoch(
+    data, perm, model, t0, settings, H_given, H_out
+):  # pragma: no cover - compiled below
     """One pass of stochastic EM over the instances in the order ``perm``.
 
     Updates ``model.protos`` (M, d) and ``model.Z`` (K, m) in place and writes the
@@ -115,18 +221,7 @@ def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 -
     """
     X, orders, lengths = data
     protos, cluster, Z = model
-    (
-        gamma0,
-        gamma_T,
-        sigma0,
-        sigma_T,
-        clip,
-        proto_gain,
-        use_given_h,
-        update_scores,
-        printed_rule,
-    ) = settings
-    n, d = X.shape
+    n = X.shape[0]
     M = protos.shape[0]
     K, m = Z.shape
     a = np.empty(M)
@@ -140,93 +235,25 @@ def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 -
     t = t0
     for idx in range(n):
         i = perm[idx]
-        gamma = gamma0 * gamma_T / (gamma_T + t)
-        sigma = sigma0 * sigma_T / (sigma_T + t)
+        gamma = settings.gamma0 * settings.gamma_T / (settings.gamma_T + t)
+        sigma = settings.sigma0 * settings.sigma_T / (settings.sigma_T + t)
         s2 = sigma * sigma
-        # feature side: prototype log-weights and cluster memberships g (eqs. 20-21)
-        amax = -np.inf
-        for p in range(M):
-            dist = 0.0
-            for j in range(d):
-                diff = X[i, j] - protos[p, j]
-                dist += diff * diff
-            a[p] = -dist / (2.0 * s2)
-            if a[p] > amax:
-                amax = a[p]
-        gsum[:] = 0.0
-        tot = 0.0
-        for p in range(M):
-            e = np.exp(a[p] - amax)
-            a[p] = e
-            gsum[cluster[p]] += e
-            tot += e
-        for k in range(K):
-            g[k] = gsum[k] / tot
-            logg[k] = np.log(gsum[k]) - np.log(tot) if gsum[k] > 0 else -np.inf
-        # label side: PL log-likelihood of the observed labels under every cluster (eq. 23)
+        _nb_memberships(X, i, protos, cluster, s2, a, gsum, g, logg)
         L = lengths[i]
-        for k in range(K):
-            loge[k] = 0.0
-            if L < 2:
-                continue
-            zmax = -np.inf
-            for c in range(L):
-                zc = Z[k, orders[i, c]]
-                if zc > zmax:
-                    zmax = zc
-            acc = 0.0
-            for c in range(L - 1, -1, -1):
-                v = np.exp(Z[k, orders[i, c]] - zmax)
-                V[k, c] = v
-                acc += v
-                S[k, c] = acc
-            for c in range(L - 1):
-                loge[k] += np.log(V[k, c]) - np.log(S[k, c])
-        # E-step (eq. 29)
-        if use_given_h:
+        _nb_pl_logliks(Z, orders, i, L, V, S, loge)
+        if settings.use_given_h:
             for k in range(K):
                 h[k] = H_given[i, k]
         else:
-            bmax = -np.inf
-            for k in range(K):
-                h[k] = logg[k] + loge[k]
-                if h[k] > bmax:
-                    bmax = h[k]
-            hs = 0.0
-            for k in range(K):
-                h[k] = np.exp(h[k] - bmax)
-                hs += h[k]
-            for k in range(K):
-                h[k] /= hs
+            _nb_posterior(logg, loge, h)
         for k in range(K):
             H_out[i, k] = h[k]
         if L < 2:
             t += 1  # no preference: h = g, the gradient is zero
             continue
-        # M-step v.1, corrected eq. (30): prototypes
-        for p in range(M):
-            k = cluster[p]
-            if gsum[k] <= 0.0:
-                continue
-            r = a[p] / gsum[k]  # w_np / g_nk
-            if printed_rule:  # eq. (30) as printed: factor -(1 - h), not a gradient
-                coef = -proto_gain * gamma * r * (1.0 - h[k]) / s2
-            else:
-                coef = proto_gain * gamma * r * (h[k] - g[k]) / s2
-            if coef > clip:
-                coef = clip
-            elif coef < -clip:
-                coef = -clip
-            if coef != 0.0:
-                for j in range(d):
-                    protos[p, j] += coef * (X[i, j] - protos[p, j])
-        # scores: gradient ascent, from the snapshot V, S taken before this step
-        if update_scores:
-            for k in range(K):
-                inv = 0.0
-                for c in range(L):
-                    inv += 1.0 / S[k, c]
-                    Z[k, orders[i, c]] += gamma * h[k] * (1.0 - V[k, c] * inv)
+        _nb_step_prototypes(X, i, model, a, gsum, g, h, gamma, s2, settings)
+        if settings.update_scores:
+            _nb_step_scores(Z, orders, i, L, V, S, h, gamma)
         t += 1
     return t
 
