@@ -68,14 +68,51 @@ def _node_totals(order, lo, hi, D, V, full, total, vtot):  # pragma: no cover - 
     return kstar
 
 
-def _best_split(X, order, lo, hi, D, V, full, total, vtot, leaf_cost, cum, vcum):  # noqa: C901 - one sweep per feature, both split rules  # pragma: no cover - compiled below
+def _sides_cost(cum, total):  # pragma: no cover - compiled below
+    """Eq. (18) of a cut: ``(min_k cum[k] + min_k (total - cum)[k], k_left, k_right)``,
+    lowest index on ties (within ``_EPS``)."""
+    lk = 0
+    rk = 0
+    lmin = cum[0]
+    rmin = total[0] - cum[0]
+    for k in range(1, cum.shape[0]):
+        if cum[k] < lmin - _EPS:
+            lmin = cum[k]
+            lk = k
+        rv = total[k] - cum[k]
+        if rv < rmin - _EPS:
+            rmin = rv
+            rk = k
+    return lmin + rmin, lk, rk
+
+
+def _variance_gain(vcum, vtot, nl, size, vbase):  # pragma: no cover - compiled below
+    """Reduction of the rank vectors' squared error by a cut with ``nl`` of ``size`` left."""
+    sl = 0.0
+    sr = 0.0
+    for j in range(vcum.shape[0]):
+        sl += vcum[j] * vcum[j]
+        r = vtot[j] - vcum[j]
+        sr += r * r
+    return sl / nl + sr / (size - nl) - vbase
+
+
+_nb_sides_cost = numba.njit(_sides_cost, cache=True, nogil=True, inline="always")
+_nb_variance_gain = numba.njit(_variance_gain, cache=True, nogil=True, inline="always")
+
+
+def _best_split(X, order, lo, hi, data, full, node, scratch):  # pragma: no cover - compiled below
     """The split of a node: ``(feature, position, threshold)``, feature -1 for a leaf.
 
-    The split of eq. (18) when its two sides carry different rankings (and, ``full``, it
-    lowers the node's ``leaf_cost``); else (``full``) the split of the largest reduction of
-    the rank vectors' squared error. ``cum``, ``vcum``: scratch of sizes K and m.
+    ``data = (D, V)``; ``node = (total, vtot, leaf_cost)`` (:func:`_node_totals` and the
+    cost of the node as a leaf); ``scratch = (cum, vcum)`` of sizes K and m. The split of
+    eq. (18) when its two sides carry different rankings (and, ``full``, it lowers
+    ``leaf_cost``); else (``full``) the split of the largest reduction of the rank vectors'
+    squared error.
     """
-    d = X.shape[1]
+    D, V = data
+    total, vtot, leaf_cost = node
+    cum, vcum = scratch
     K = D.shape[1]
     m = V.shape[1]
     size = hi - lo
@@ -94,7 +131,7 @@ def _best_split(X, order, lo, hi, D, V, full, total, vtot, leaf_cost, cum, vcum)
     gain_f = -1
     gain_p = -1
     gain_thr = 0.0
-    for f in range(d):
+    for f in range(X.shape[1]):
         cum[:] = 0.0
         vcum[:] = 0.0
         for p in range(lo, hi - 1):
@@ -111,40 +148,13 @@ def _best_split(X, order, lo, hi, D, V, full, total, vtot, leaf_cost, cum, vcum)
             t = 0.5 * (xa + xb)
             if t >= xb:  # adjacent floats: the midpoint rounds up
                 t = xa
-            lk = 0
-            rk = 0
-            lmin = cum[0]
-            rmin = total[0] - cum[0]
-            for k in range(1, K):
-                if cum[k] < lmin - _EPS:
-                    lmin = cum[k]
-                    lk = k
-                rv = total[k] - cum[k]
-                if rv < rmin - _EPS:
-                    rmin = rv
-                    rk = k
-            c = lmin + rmin
+            c, lk, rk = _nb_sides_cost(cum, total)
             if c < best_cost - _EPS:
-                best_cost = c
-                best_f = f
-                best_p = p
-                best_thr = t
-                best_l = lk
-                best_r = rk
+                best_cost, best_f, best_p, best_thr, best_l, best_r = c, f, p, t, lk, rk
             if full:
-                nl = p - lo + 1
-                sl = 0.0
-                sr = 0.0
-                for j in range(m):
-                    sl += vcum[j] * vcum[j]
-                    r = vtot[j] - vcum[j]
-                    sr += r * r
-                g = sl / nl + sr / (size - nl) - vbase
+                g = _nb_variance_gain(vcum, vtot, p - lo + 1, size, vbase)
                 if g > best_gain:
-                    best_gain = g
-                    gain_f = f
-                    gain_p = p
-                    gain_thr = t
+                    best_gain, gain_f, gain_p, gain_thr = g, f, p, t
     if best_f >= 0 and best_l != best_r and (not full or best_cost < leaf_cost - _EPS):
         return best_f, best_p, best_thr
     if full and gain_f >= 0:
@@ -221,7 +231,7 @@ def _grow(
         if hi - lo <= min_node:
             continue
         split_f, split_p, split_t = _nb_best_split(
-            X, order, lo, hi, D, V, full, total, vtot, total[kstar], cum, vcum
+            X, order, lo, hi, (D, V), full, (total, vtot, total[kstar]), (cum, vcum)
         )
         if split_f < 0:
             continue
