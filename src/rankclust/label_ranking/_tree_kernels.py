@@ -439,7 +439,38 @@ def _split_incomplete(
 _nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
 
 
-def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled one-pass node summary  # pragma: no cover
+def _add_raw_pairs(ranks, i, raw):  # pragma: no cover - compiled below
+    """``raw[u, v] += 1`` for every pair row ``i`` orders ``u`` before ``v``; returns the
+    number of labels it ranks."""
+    m = ranks.shape[1]
+    length = 0
+    for u in range(m):
+        ru = ranks[i, u]
+        if ru < 0:
+            continue
+        length += 1
+        for v in range(m):
+            rv = ranks[i, v]
+            if rv >= 0 and ru < rv:
+                raw[u, v] += 1.0
+    return length
+
+
+def _is_pure(raw):  # pragma: no cover - compiled below
+    """No pair of labels ordered both ways (Sec. 5.1)."""
+    m = raw.shape[0]
+    for u in range(m):
+        for v in range(u + 1, m):
+            if raw[u, v] > 0 and raw[v, u] > 0:
+                return False
+    return True
+
+
+_nb_add_raw_pairs = numba.njit(_add_raw_pairs, cache=True, nogil=True)
+_nb_is_pure = numba.njit(_is_pure, cache=True, nogil=True)
+
+
+def _node_fit(ranks, rows, th, labs_out, center_out):  # pragma: no cover - compiled below
     """Summary and (for complete rankings) Mallows fit of one node, in one pass.
 
     IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, ``th`` the
@@ -464,16 +495,7 @@ def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled o
     for t in range(rows.shape[0]):
         i = rows[t]
         n_rows_pairs += _nb_move_row(ranks, i, 1.0, votes, pairs, count)
-        length = 0
-        for u in range(m):
-            ru = ranks[i, u]
-            if ru < 0:
-                continue
-            length += 1
-            for v in range(m):
-                rv = ranks[i, v]
-                if rv >= 0 and ru < rv:
-                    raw[u, v] += 1.0
+        length = _nb_add_raw_pairs(ranks, i, raw)
         occurrences += length
         if length < min_len:
             min_len = length
@@ -482,11 +504,7 @@ def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled o
         if count[j] > 0.5:
             labs_out[n_t] = j
             n_t += 1
-    pure = True
-    for u in range(m):
-        for v in range(u + 1, m):
-            if raw[u, v] > 0 and raw[v, u] > 0:
-                pure = False
+    pure = _nb_is_pure(raw)
     complete = min_len == n_t
     theta = np.nan
     if complete:
@@ -641,6 +659,20 @@ def _complete_node_model(
 _nb_complete_node_model = numba.njit(_complete_node_model, cache=True, nogil=True)
 
 
+def _reset_sides(work):  # pragma: no cover - compiled below
+    """The per-feature start of :func:`_split_complete`'s scratch ``work`` (7, w): zero
+    left counts and sums (rows 0, 1) and flips (rows 5, 6), identity label orders (rows 3,
+    4); row 2 is overwritten before it is read."""
+    for r in (0, 1, 5, 6):
+        work[r, :] = 0
+    for j in range(work.shape[1]):
+        work[3, j] = j
+        work[4, j] = j
+
+
+_nb_reset_sides = numba.njit(_reset_sides, cache=True, nogil=True)
+
+
 def _split_complete(
     rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
 ):  # pragma: no cover - compiled below
@@ -660,9 +692,7 @@ def _split_complete(
     m = rk.shape[1]
     n_pairs = bits.shape[1]
     n_node = end - start
-    sum_c_tot = 0
-    for k in range(n_pairs):
-        sum_c_tot += c_tot[k]
+    sum_c_tot = c_tot.sum()  # integers: exact
     c_l = work[0, :n_pairs]
     s_l = work[1, :m]
     key_r = work[2, :m]
@@ -678,13 +708,7 @@ def _split_complete(
         f = feat_order[fi]
         if sval[f, start] == sval[f, end - 1]:
             continue
-        c_l[:] = 0
-        s_l[:] = 0
-        flip_l[:] = 0
-        flip_r[:] = 0
-        for j in range(m):
-            ord_l[j] = j
-            ord_r[j] = j
+        _nb_reset_sides(work)
         n_flip_l = 0
         n_flip_r = 0
         sum_c_l = 0
