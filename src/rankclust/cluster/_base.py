@@ -45,6 +45,21 @@ class RankingsInputMixin:
         return tags
 
 
+class CentersTransformMixin:
+    """What the centre-based clusterers of chains and orders (ChainKMeans, KOMeans) share:
+    :meth:`fit_predict` with sample weights and one output feature per fitted cluster
+    (``get_feature_names_out`` of :meth:`transform`). Put it before scikit-learn's mixins."""
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.n_clusters_  # type: ignore[attr-defined]
+
+    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
+        """Fit and return :attr:`labels_`."""
+        return self.fit(R, sample_weight=sample_weight).labels_  # type: ignore[attr-defined]
+
+
 def check_chains(
     R: Any,
     *,

@@ -53,6 +53,7 @@ from rankclust._restarts import (
 )
 from rankclust._runs import FitRun
 from rankclust.cluster._base import (
+    CentersTransformMixin,
     RankingsInputMixin,
     chain_orders,
     check_chains,
@@ -408,6 +409,7 @@ class _ChainFitData:
 # --------------------------------------------------------------------------------------------
 class ChainKMeans(
     RankingsInputMixin,
+    CentersTransformMixin,
     ValidatedParamsMixin,
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
@@ -644,9 +646,7 @@ array-like of shape (n,), default="random_partition"
             labels0 = (
                 user_labels
                 if user_labels is not None
-                else self._initial_labels(
-                    ex, blocks, data.sizes, data.m, data.R_mem, data.w, rng
-                )
+                else self._initial_labels(ex, blocks, data.sizes, data.m, data.R_mem, data.w, rng)
             )
             return self._lloyd(ex, blocks, data.sizes, data.sw_blocks, labels0)
 
@@ -662,9 +662,7 @@ array-like of shape (n,), default="random_partition"
             lambda run: run.objective,
             lambda run: np.concatenate(ex.gather(run.params["block_labels"])),
             n_init=n_init,
-            budget=chain_max_init(
-                self.max_init, n, ex.sum(_block_n_pairs, blocks), data.m, K
-            ),
+            budget=chain_max_init(self.max_init, n, ex.sum(_block_n_pairs, blocks), data.m, K),
             n_agree=self.n_agree,
             rows_of=untied,
         )
@@ -799,9 +797,7 @@ array-like of shape (n,), default="random_partition"
         km = KMeans(K, init="random", n_init=1, random_state=seed).fit(E, sample_weight=w)
         return [km.labels_.astype(np.int64)]
 
-    def _lloyd(
-        self, ex: Any, blocks: list, sizes: np.ndarray, sw: list, labels: list
-    ) -> FitRun:
+    def _lloyd(self, ex: Any, blocks: list, sizes: np.ndarray, sw: list, labels: list) -> FitRun:
         """One run of Algorithm 1 from the given labels (trusted input), per block.
 
         ``sw`` are the sample weights on top of ``R.weights`` per block (None = none);
@@ -863,21 +859,12 @@ array-like of shape (n,), default="random_partition"
         R = self._check_fitted_input(R)
         return chain_distance(R, self.centroids_)
 
-    @property
-    def _n_features_out(self) -> int:
-        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
-        return self.n_clusters_
-
     def predict(self, R: Any) -> np.ndarray:
         """Nearest centroid of each chain (lowest index on ties), shape (n,)."""
         if is_dask_collection(R):
             self._check_fitted_input(None)
             return map_method(self, R, "predict", (), np.int64)
         return np.argmin(self.transform(R), axis=1).astype(np.int64)
-
-    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(R, sample_weight=sample_weight).labels_
 
     def score(self, R: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Opposite of the reconstruction error of ``R`` under the fitted centroids."""

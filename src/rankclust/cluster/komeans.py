@@ -51,6 +51,7 @@ from rankclust._restarts import (
 )
 from rankclust._runs import FitRun
 from rankclust.cluster._base import (
+    CentersTransformMixin,
     RankingsInputMixin,
     chain_orders,
     check_chains,
@@ -262,6 +263,7 @@ def _nearest_seed_labels(
 # --------------------------------------------------------------------------------------------
 class KOMeans(
     RankingsInputMixin,
+    CentersTransformMixin,
     ValidatedParamsMixin,
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
@@ -564,18 +566,9 @@ class KOMeans(
         R = self._check_input(R)
         return _OrderData(R).dissimilarities(self.centers_.ranks, self.metric == "kendall")
 
-    @property
-    def _n_features_out(self) -> int:
-        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
-        return self.n_clusters_
-
     def predict(self, R: Any) -> np.ndarray:
         """Most similar central order (lowest index on ties), shape (n,)."""
         return np.argmin(self.transform(R), axis=1).astype(np.int64)
-
-    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(R, sample_weight=sample_weight).labels_
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""
