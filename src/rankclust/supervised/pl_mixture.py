@@ -201,11 +201,11 @@ def _step_scores(Z, orders, i, L, V, S, h, gamma):  # pragma: no cover - compile
             Z[k, orders[i, c]] += gamma * h[k] * (1.0 - V[k, c] * inv)
 
 
-_nb_memberships = numba.njit(_memberships, cache=True, nogil=True)
-_nb_pl_logliks = numba.njit(_pl_logliks, cache=True, nogil=True)
-_nb_posterior = numba.njit(_posterior, cache=True, nogil=True)
-_nb_step_prototypes = numba.njit(_step_prototypes, cache=True, nogil=True)
-_nb_step_scores = numba.njit(_step_scores, cache=True, nogil=True)
+_nb_memberships = numba.njit(_memberships, cache=True, nogil=True, inline="always")
+_nb_pl_logliks = numba.njit(_pl_logliks, cache=True, nogil=True, inline="always")
+_nb_posterior = numba.njit(_posterior, cache=True, nogil=True, inline="always")
+_nb_step_prototypes = numba.njit(_step_prototypes, cache=True, nogil=True, inline="always")
+_nb_step_scores = numba.njit(_step_scores, cache=True, nogil=True, inline="always")
 
 
 def _sgd_epoch(
