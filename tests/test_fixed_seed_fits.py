@@ -2,13 +2,16 @@
 
 Every estimator whose restart bookkeeping, fit prologue or long fit was reorganised must give
 the same fit for the same ``random_state``: labels (as a digest), objectives and curves (as
-two sums, compared to 1e-9 relative) recorded from the code before the change.
+two sums, compared to 1e-9 relative) recorded from the code before the change, kept in
+``test_fixed_seed_fits.json``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -233,162 +236,8 @@ def _run(name):
     return fn(*args, **kw)
 
 
-EXPECTED = {
-    "chain_hypersphere_2": {
-        "agree": 1,
-        "centroids": [96.0, 9272.556313131314],
-        "labels": "3ade035d803aa827",
-        "n_init": 2,
-        "n_iter": 3,
-        "objective": [28.25624098124098],
-    },
-    "chain_kmeanspp_auto": {
-        "agree": 1,
-        "centroids": [96.0, 9272.831313131312],
-        "labels": "3a3b65dbb62272da",
-        "n_init": 30,
-        "n_iter": 4,
-        "objective": [28.224098124098123],
-    },
-    "chain_random_orders_3": {
-        "agree": 1,
-        "centroids": [96.0, 9272.556313131314],
-        "labels": "a9da09b56af2655a",
-        "n_init": 3,
-        "n_iter": 6,
-        "objective": [28.256240981240982],
-    },
-    "chain_random_partition_3": {
-        "agree": 1,
-        "centroids": [96.0, 9284.49797979798],
-        "labels": "4f2b0ca6dc3b8b3e",
-        "n_init": 3,
-        "n_iter": 8,
-        "objective": [28.224098124098127],
-    },
-    "chain_random_partition_auto": {
-        "agree": 3,
-        "centroids": [96.0, 9284.49797979798],
-        "labels": "a648eb2f2d5fcdcb",
-        "n_init": 30,
-        "n_iter": 6,
-        "objective": [28.224098124098123],
-    },
-    "cpcmmc": {"labels": "7c780ef4f59c4999", "predict": "b82f99b50111bf57"},
-    "cpmmc": {"labels": "b82f99b50111bf57", "predict": "b82f99b50111bf57"},
-    "featurekmeans": {
-        "centers": "6d83fcd397854786",
-        "labels": "5f3a5d6f0571dd72",
-        "n_init_agreeing_": 10,
-        "predict": "b8f1f50be945a16a",
-    },
-    "gen_mallows": {"ranks": "49f71fac74efaf10", "rest": ["a9866e386ba51382"]},
-    "gen_pl": {"ranks": "73d4dc58331b3c06", "rest": ["f9e0979f5128f97e"]},
-    "komeans_3_random": {
-        "agree": 1,
-        "labels": "e02404c97279c7c8",
-        "n_init": 3,
-        "n_iter": 4,
-        "objective": [8.957142857142859],
-    },
-    "komeans_auto_pp": {
-        "agree": 2,
-        "labels": "3f18ecdde7030f82",
-        "n_init": 30,
-        "n_iter": 4,
-        "objective": [7.571428571428571],
-    },
-    "lr_cc": {"predict": "1aa372df12257438"},
-    "lr_consensus": {"predict": "f94cbf75cd39dd8e"},
-    "lr_pairwise": {"predict": "8c4c73d5882aa4e5"},
-    "lr_tree": {"predict": "9403c507db1389f4"},
-    "m2sorc": {"labels": "257a6df661401ef9", "predict": "257a6df661401ef9"},
-    "mpckmeans": {"labels": "8eac021657c21bf8", "predict": "8851d7e091a2e764"},
-    "naivekmeans": {
-        "centers": "6d83fcd397854786",
-        "labels": "5f3a5d6f0571dd72",
-        "n_init_agreeing_": 9,
-        "predict": "b8f1f50be945a16a",
-    },
-    "plmix": {
-        "best_epoch_": 6,
-        "centers": "6d83fcd397854786",
-        "labels": "e3550d22ca89da04",
-        "loss_curve_": [0.7003703703703702, 3.916296296296296],
-        "n_iter_": 12,
-        "nll_curve_": [21.555972331830812, 120.61942893313989],
-        "predict": "729fa74d37b02dae",
-        "prototypes_": [-1.3629835331092057, -29.212957705325362],
-        "scores_": [-6.661338147750939e-16, -1.774455052257391],
-        "sigma0_": [1.414213562373095],
-        "sigma_": [0.565685424949238],
-        "train_loss_": [0.04666666666666666],
-    },
-    "plmix_loss_batch": {
-        "best_epoch_": 6,
-        "centers": "6d83fcd397854786",
-        "labels": "8afbb9fbea27d44c",
-        "loss_curve_": [0.5203703703703703, 1.9255555555555555],
-        "n_iter_": 8,
-        "nll_curve_": [11.014103161085774, 40.45433524591689],
-        "predict": "694ce9b1425eaaf8",
-        "prototypes_": [-1.551452798068057, -30.493298594581212],
-        "scores_": [0.0, -5.594939299151022],
-        "sigma0_": [1.414213562373095],
-        "sigma_": [0.7071067811865475],
-        "train_loss_": [0.04666666666666666],
-    },
-    "plmix_val": {
-        "best_epoch_": 3,
-        "centers": "6d83fcd397854786",
-        "labels": "6ece33bb96f6d975",
-        "loss_curve_": [0.816931216931217, 3.5264550264550265],
-        "n_iter_": 10,
-        "nll_curve_": [21.058414506621297, 103.24642721288465],
-        "predict": "15b3c1cf1cb28218",
-        "prototypes_": [-0.5247358992985567, -19.564680314030223],
-        "scores_": [-3.3306690738754696e-16, -1.127275673615614],
-        "sigma0_": [1.414213562373095],
-        "sigma_": [0.8702852691526738],
-        "train_loss_": [0.05037037037037037],
-        "validation_loss_curve_": [1.017283950617284, 5.281481481481482],
-    },
-    "rankclusteringtree": {
-        "centers": "ae4286bbfb92bf1e",
-        "labels": "018591e3745c5fe6",
-        "n_init_agreeing_": 8,
-        "predict": "54e5d29dc69231b8",
-    },
-    "ranktree_iterate_3": {
-        "centers": "af3ba92d5cbd91b4",
-        "labels": "b5e14f743541f4bc",
-        "loss_curve_": [0.33259259259259255, 0.6992592592592591],
-        "n_init_agreeing_": 2,
-        "n_iter_": 4,
-        "predict": "3d33dd698c15fdfc",
-        "train_loss_": [0.05925925925925925],
-    },
-    "ranktree_iterate_noval": {
-        "centers": "2368b4ac4374bce9",
-        "labels": "c462846a0af78a51",
-        "loss_curve_": [0.08037037037037037, 0.12111111111111111],
-        "n_init_agreeing_": 1,
-        "n_iter_": 2,
-        "predict": "4ed40a3e64cffa50",
-        "train_loss_": [0.03962962962962963],
-    },
-    "ranktree_prune": {
-        "centers": "ae4286bbfb92bf1e",
-        "labels": "3fd3fb29505afb14",
-        "loss_curve_": [0.035555555555555556, 0.035555555555555556],
-        "n_init_agreeing_": 1,
-        "n_iter_": 1,
-        "predict": "355afe4d966f0451",
-        "train_loss_": [0.035555555555555556],
-    },
-    "smmcpc": {"labels": "c9bb21fc45d86d12", "predict": "c5a8732df0335188"},
-    "wsvorc": {"labels": "4e319fd02acf03e2", "predict": "4e319fd02acf03e2"},
-}
+#: The recorded fits (labels as digests, floats as sums), one entry per case.
+EXPECTED = json.loads(Path(__file__).with_suffix(".json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
