@@ -79,7 +79,7 @@ def _timed_chain_kmeans():
             t = time.perf_counter()
             out = super()._lloyd(*args, **kwargs)
             _Timed.loop_seconds += time.perf_counter() - t
-            _Timed.loop_iters += out[4]
+            _Timed.loop_iters += out.n_iter
             return out
 
     return TimedChainKMeans

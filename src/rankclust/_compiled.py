@@ -52,7 +52,30 @@ def _kendall_pair(a, b):  # pragma: no cover - compiled below
 kendall_pair = numba.njit(_kendall_pair, cache=True, nogil=True)
 
 
-def _closest_extension(ranks, center, out):  # noqa: C901 - compiled Proposition 1 merge  # pragma: no cover - compiled below
+def _best_gap(center, present, k, cj):  # pragma: no cover - compiled below
+    """The gap (0..k) of the ``k`` present items ``present[:k]`` (in the row's order) where
+    an absent item of centre position ``cj`` costs least (Proposition 1), the first on ties."""
+    cost = 0
+    for p in range(k):
+        if center[present[p]] < cj:
+            cost += 1
+    best = cost
+    best_g = 0
+    for p in range(k):
+        if center[present[p]] > cj:
+            cost += 1
+        else:
+            cost -= 1
+        if cost < best:
+            best = cost
+            best_g = p + 1
+    return best_g
+
+
+_nb_best_gap = numba.njit(_best_gap, cache=True, nogil=True)
+
+
+def _closest_extension(ranks, center, out):  # pragma: no cover - compiled below
     """Complete every row of ``ranks`` by its extension closest to ``center`` in Kendall.
 
     ``ranks`` (n, m) int64 without ties, -1 for absent; ``out`` (n, m) receives complete
@@ -77,25 +100,7 @@ def _closest_extension(ranks, center, out):  # noqa: C901 - compiled Proposition
             if r >= 0:
                 present[r] = j
         for j in range(m):
-            if ranks[i, j] >= 0:
-                gap[j] = -1
-                continue
-            cj = center[j]
-            cost = 0
-            for p in range(k):
-                if center[present[p]] < cj:
-                    cost += 1
-            best = cost
-            best_g = 0
-            for p in range(k):
-                if center[present[p]] > cj:
-                    cost += 1
-                else:
-                    cost -= 1
-                if cost < best:
-                    best = cost
-                    best_g = p + 1
-            gap[j] = best_g
+            gap[j] = -1 if ranks[i, j] >= 0 else _nb_best_gap(center, present, k, center[j])
         # sort key: (gap, absent items before the present item closing that gap, centre)
         # present item p closes gap p (it follows the absent items inserted in gap p).
         for j in range(m):

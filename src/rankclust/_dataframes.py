@@ -104,7 +104,7 @@ def dataframe_orderings(df: Any) -> list[list[Any]]:
     return out
 
 
-def rankings_from_dataframe(  # noqa: C901 - one linear check per accepted column layout
+def rankings_from_dataframe(
     cls: Any,
     df: Any,
     layout: str,
@@ -140,12 +140,33 @@ def rankings_from_dataframe(  # noqa: C901 - one linear check per accepted colum
         r = int(np.flatnonzero(resp_codes < 0)[0])
         raise ValueError(f"row {r}: the {respondent!r} column is missing")
     n = int(resp_codes.max()) + 1 if len(resp_codes) else 0
-    item_col = df[item]
+    item_codes, out_names, m = _long_item_codes(pd, df[item], items, item)
+    ranks = _numeric_column(pd, df[rank], rank)
+    placeholder = item_codes < 0
+    if (placeholder & ~np.isnan(ranks)).any():
+        r = int(np.flatnonzero(placeholder & ~np.isnan(ranks))[0])
+        raise ValueError(f"row {r}: a rank is given but the {item!r} column is missing")
+    keep = ~placeholder
+    _check_long_duplicates(df, resp_codes, item_codes, keep, m, respondent, item)
+    matrix = np.full((n, m), np.nan)
+    matrix[resp_codes[keep], item_codes[keep]] = ranks[keep]
+    weights = None
+    if weight is not None and weight in df.columns:
+        weights = _long_weights(pd, df, resp_codes, n, respondent, weight)
+    return cls.from_ranks(matrix, kind=kind, weights=weights, items=out_names)
+
+
+def _long_item_codes(
+    pd: Any, item_col: Any, items: Sequence[str] | None, item: str
+) -> tuple[np.ndarray, tuple[str, ...] | None, int]:
+    """Item index of every row of a long frame (-1 where the item is missing), the item
+    names and their number ``m``: the given ``items``, the categories of a categorical
+    column, else the sorted distinct values."""
     item_missing = item_col.isna().to_numpy()
+    item_codes = np.full(len(item_col), -1, dtype=np.int64)
     if items is not None:
         names = tuple(str(x) for x in items)
         lookup = {x: j for j, x in enumerate(names)}
-        item_codes = np.full(len(df), -1, dtype=np.int64)
         for r, value in enumerate(item_col.tolist()):
             if not item_missing[r]:
                 key = str(value)
@@ -154,31 +175,34 @@ def rankings_from_dataframe(  # noqa: C901 - one linear check per accepted colum
                         f"row {r}: item {_show(value)} is not one of the {len(names)} items"
                     )
                 item_codes[r] = lookup[key]
-        out_names: tuple[str, ...] | None = names
+        return item_codes, names, len(names)
+    if isinstance(item_col.dtype, pd.CategoricalDtype):
+        labels = list(item_col.cat.categories)
+        item_codes = item_col.cat.codes.to_numpy().astype(np.int64)
     else:
-        if isinstance(item_col.dtype, pd.CategoricalDtype):
-            labels = list(item_col.cat.categories)
-            item_codes = item_col.cat.codes.to_numpy().astype(np.int64)
-        else:
-            present = item_col[~item_missing]
-            uniq = list(pd.unique(present))
-            try:
-                labels = sorted(uniq)
-            except TypeError:
-                labels = sorted(uniq, key=str)
-            lookup_any = {v: j for j, v in enumerate(labels)}
-            item_codes = np.full(len(df), -1, dtype=np.int64)
-            item_codes[~item_missing] = [lookup_any[v] for v in present.tolist()]
-        if len({str(x) for x in labels}) != len(labels):
-            raise ValueError(f"two items of column {item!r} have the same name as text")
-        out_names = _names(labels)
-    m = len(out_names) if out_names is not None else len(labels)
-    ranks = _numeric_column(pd, df[rank], rank)
-    placeholder = item_codes < 0
-    if (placeholder & ~np.isnan(ranks)).any():
-        r = int(np.flatnonzero(placeholder & ~np.isnan(ranks))[0])
-        raise ValueError(f"row {r}: a rank is given but the {item!r} column is missing")
-    keep = ~placeholder
+        present = item_col[~item_missing]
+        uniq = list(pd.unique(present))
+        try:
+            labels = sorted(uniq)
+        except TypeError:
+            labels = sorted(uniq, key=str)
+        lookup_any = {v: j for j, v in enumerate(labels)}
+        item_codes[~item_missing] = [lookup_any[v] for v in present.tolist()]
+    if len({str(x) for x in labels}) != len(labels):
+        raise ValueError(f"two items of column {item!r} have the same name as text")
+    return item_codes, _names(labels), len(labels)
+
+
+def _check_long_duplicates(
+    df: Any,
+    resp_codes: np.ndarray,
+    item_codes: np.ndarray,
+    keep: np.ndarray,
+    m: int,
+    respondent: str,
+    item: str,
+) -> None:
+    """A clear error naming the second row where a respondent ranks an item again."""
     key = resp_codes[keep].astype(np.int64) * max(m, 1) + item_codes[keep]
     _, first, counts = np.unique(key, return_index=True, return_counts=True)
     if (counts > 1).any():
@@ -187,25 +211,27 @@ def rankings_from_dataframe(  # noqa: C901 - one linear check per accepted colum
         r = int(rows[np.flatnonzero(key == dup_key)[1]])
         raise ValueError(
             f"row {r}: respondent {_show(df[respondent].iloc[r])} ranks item "
-            f"{_show(item_col.iloc[r])} more than once"
+            f"{_show(df[item].iloc[r])} more than once"
         )
-    matrix = np.full((n, m), np.nan)
-    matrix[resp_codes[keep], item_codes[keep]] = ranks[keep]
-    weights = None
-    if weight is not None and weight in df.columns:
-        w = _numeric_column(pd, df[weight], weight)
-        per = np.full(n, np.nan)
-        first_row = np.unique(resp_codes, return_index=True)[1]
-        per[resp_codes[first_row]] = w[first_row]
-        varies = ~((w == per[resp_codes]) | (np.isnan(w) & np.isnan(per[resp_codes])))
-        if varies.any():
-            r = int(np.flatnonzero(varies)[0])
-            raise ValueError(
-                f"row {r}: the {weight!r} of respondent {_show(df[respondent].iloc[r])} differs "
-                "from its first row (one weight per ranking)"
-            )
-        weights = per
-    return cls.from_ranks(matrix, kind=kind, weights=weights, items=out_names)
+
+
+def _long_weights(
+    pd: Any, df: Any, resp_codes: np.ndarray, n: int, respondent: str, weight: str
+) -> np.ndarray:
+    """One weight per respondent from the ``weight`` column of a long frame (each of its
+    rows must repeat the first one's)."""
+    w = _numeric_column(pd, df[weight], weight)
+    per = np.full(n, np.nan)
+    first_row = np.unique(resp_codes, return_index=True)[1]
+    per[resp_codes[first_row]] = w[first_row]
+    varies = ~((w == per[resp_codes]) | (np.isnan(w) & np.isnan(per[resp_codes])))
+    if varies.any():
+        r = int(np.flatnonzero(varies)[0])
+        raise ValueError(
+            f"row {r}: the {weight!r} of respondent {_show(df[respondent].iloc[r])} differs "
+            "from its first row (one weight per ranking)"
+        )
+    return per
 
 
 def rankings_to_dataframe(

@@ -520,7 +520,7 @@ def _sk_kmeans(obj: Any) -> None:
     obj._n_threads = _openmp_effective_n_threads()
 
 
-def _sk_neighbors(obj: Any) -> None:  # noqa: C901 - one flat check per attribute of a loaded model
+def _sk_neighbors(obj: Any) -> None:
     from sklearn.neighbors import KDTree
 
     d = _n_features(obj)
@@ -542,30 +542,36 @@ def _sk_neighbors(obj: Any) -> None:  # noqa: C901 - one flat check per attribut
     if "p" in params:
         float_attr(Box(params["p"]), "value", low=1.0)
     if "_y" in vars(obj):
-        y = _get(obj, "_y")
-        if not isinstance(y, np.ndarray) or y.ndim not in (1, 2) or y.shape[0] != n:
-            raise ValueError(f"_y: expected {n} rows")
-        if "outputs_2d_" in vars(obj):
-            two_d = choice_attr(obj, "outputs_2d_", (True, False))
-            classes = _get(obj, "classes_")
-            if y.ndim != 1 + two_d or isinstance(classes, list) != two_d:
-                raise ValueError("_y, classes_: do not match outputs_2d_")
-        if "classes_" in vars(obj):
-            classes = _get(obj, "classes_")
-            counts = [len(c) for c in classes] if isinstance(classes, list) else [len(classes)]
-            cols = y.reshape(n, -1)
-            if len(counts) != cols.shape[1]:
-                raise ValueError("_y: one column per output expected")
-            for j, c in enumerate(counts):
-                check_array(cols[:, j], "_y", kind="i", low=0, high=c - 1)
-        else:
-            check_array(y, "_y", kind="f" if y.dtype.kind == "f" else "i")
+        _sk_neighbors_targets(obj, n)
     tree = vars(obj).get("_tree")
     if method == "brute":
         if tree is not None:
             raise ValueError("_tree: a brute-force model keeps no tree")
     elif not (isinstance(tree, dict) and set(tree) == {"__neighbors_tree__"}):
         raise ValueError("_tree: expected the placeholder of a search tree")
+
+
+def _sk_neighbors_targets(obj: Any, n: int) -> None:
+    """The training targets ``_y`` of a loaded neighbours model (``n`` rows), with its
+    ``outputs_2d_`` and ``classes_`` when a classifier has them."""
+    y = _get(obj, "_y")
+    if not isinstance(y, np.ndarray) or y.ndim not in (1, 2) or y.shape[0] != n:
+        raise ValueError(f"_y: expected {n} rows")
+    if "outputs_2d_" in vars(obj):
+        two_d = choice_attr(obj, "outputs_2d_", (True, False))
+        classes = _get(obj, "classes_")
+        if y.ndim != 1 + two_d or isinstance(classes, list) != two_d:
+            raise ValueError("_y, classes_: do not match outputs_2d_")
+    if "classes_" in vars(obj):
+        classes = _get(obj, "classes_")
+        counts = [len(c) for c in classes] if isinstance(classes, list) else [len(classes)]
+        cols = y.reshape(n, -1)
+        if len(counts) != cols.shape[1]:
+            raise ValueError("_y: one column per output expected")
+        for j, c in enumerate(counts):
+            check_array(cols[:, j], "_y", kind="i", low=0, high=c - 1)
+    else:
+        check_array(y, "_y", kind="f" if y.dtype.kind == "f" else "i")
 
 
 class Box:

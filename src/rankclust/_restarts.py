@@ -31,6 +31,7 @@ __all__ = [
     "NEAR_TIE_RTOL",
     "RESTART_RTOL",
     "chain_max_init",
+    "report_chain_restarts",
     "restart_agreement",
     "restart_rounds",
     "restart_summary",
@@ -299,7 +300,9 @@ def warn_near_tie(
         )
 
 
-def warn_if_disagree(name: str, n_agreeing: int, n_near: int, n_init: int) -> None:
+def warn_if_disagree(
+    name: str, n_agreeing: int, n_near: int, n_init: int, *, stacklevel: int = 3
+) -> None:
     """``ConvergenceWarning`` when the best fit is not confirmed by the starts.
 
     Two cases: a start as good as the best found another partition, or (with two or more
@@ -312,7 +315,7 @@ def warn_if_disagree(name: str, n_agreeing: int, n_near: int, n_init: int) -> No
             "seed may give another partition (n_init_agreeing_); compare fits with other seeds "
             "(random_state, CLI --random-state) or use more starts (n_init, CLI --n-init)",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     elif n_near > n_agreeing:
         warnings.warn(
@@ -322,5 +325,27 @@ def warn_if_disagree(name: str, n_agreeing: int, n_near: int, n_init: int) -> No
             "seeds (random_state, CLI --random-state) or use more starts (n_init, CLI "
             "--n-init)",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
+
+
+def report_chain_restarts(
+    est: Any, name: str, search: dict[str, Any], n_init: int | str, objective: str
+) -> None:
+    """Set ``n_init_``, ``n_init_agreeing_`` and ``restart_gap_`` of a chain clusterer from
+    the record of :func:`restart_rounds` and give its warnings (``objective``: the word
+    for the minimised criterion in the near-tie warning, e.g. ``"error"``).
+
+    Called from the estimator's ``fit``: the warnings point at the caller of ``fit``.
+    """
+    est.n_init_ = search["n_starts"]
+    est.n_init_agreeing_ = search["n_agreeing"]
+    est.restart_gap_ = search["gap"]
+    if search["auto"]:
+        n_starts = search["n_starts"]
+        warn_auto_restarts(
+            name, search["n_agreeing"], n_starts, n_starts, est.n_agree, stacklevel=4
+        )
+        warn_near_tie(name, search["gap"], objective, "higher", stacklevel=4)
+    else:
+        warn_if_disagree(name, search["n_agreeing"], search["n_near"], n_init, stacklevel=4)

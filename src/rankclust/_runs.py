@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FitRun"]
+__all__ = ["FitRun", "best_index", "best_run"]
 
 
 @dataclass(kw_only=True)
@@ -48,6 +48,11 @@ class FitRun:
         return (self.degenerate, self.objective)
 
 
+def best_index(runs: list[Any]) -> int:
+    """Index of the run of lowest :meth:`FitRun.rank_key` (the first one on ties)."""
+    return min(range(len(runs)), key=lambda i: runs[i].rank_key())
+
+
 def best_run(runs: list[Any]) -> Any:
     """The run of lowest :meth:`FitRun.rank_key` (the first one on ties)."""
-    return min(runs, key=FitRun.rank_key)
+    return runs[best_index(runs)]

@@ -9,12 +9,14 @@ for the per-chain kernels.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numba
 import numpy as np
 
 from rankclust._param_validation import validate_arguments
+from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
@@ -41,6 +43,21 @@ class RankingsInputMixin:
         tags.input_tags.allow_nan = True
         tags.input_tags.positive_only = True
         return tags
+
+
+class CentersTransformMixin:
+    """What the centre-based clusterers of chains and orders (ChainKMeans, KOMeans) share:
+    :meth:`fit_predict` with sample weights and one output feature per fitted cluster
+    (``get_feature_names_out`` of :meth:`transform`). Put it before scikit-learn's mixins."""
+
+    @property
+    def _n_features_out(self) -> int:
+        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.n_clusters_  # type: ignore[attr-defined]
+
+    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
+        """Fit and return :attr:`labels_`."""
+        return self.fit(R, sample_weight=sample_weight).labels_  # type: ignore[attr-defined]
 
 
 def check_chains(
@@ -229,3 +246,17 @@ def fix_empty_clusters(
         dist[i] = 0.0
         pos += 1
     return labels, n_clusters
+
+
+def warn_dropped_clusters(name: str, n_clusters: int, n_clusters_: int) -> None:
+    """:class:`~rankclust.exceptions.EmptyClusterWarning` of ``empty_cluster="drop"`` when
+    the fit kept ``n_clusters_`` of ``n_clusters`` clusters (called from ``fit``: the
+    warning points at the caller of ``fit``)."""
+    if n_clusters_ < n_clusters:
+        warnings.warn(
+            f"{name}: {n_clusters - n_clusters_} of {n_clusters} clusters became empty and "
+            f"were dropped (empty_cluster='drop'); n_clusters_={n_clusters_} is the "
+            "effective number",
+            EmptyClusterWarning,
+            stacklevel=3,
+        )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numba
@@ -46,20 +47,20 @@ from rankclust._param_validation import (
 )
 from rankclust._restarts import (
     chain_max_init,
+    report_chain_restarts,
     restart_rounds,
     tied_rows,
-    warn_auto_restarts,
-    warn_if_disagree,
-    warn_near_tie,
 )
+from rankclust._runs import FitRun
 from rankclust.cluster._base import (
+    CentersTransformMixin,
     RankingsInputMixin,
     chain_orders,
     check_chains,
     fix_empty_clusters,
     trusted_rankings,
+    warn_dropped_clusters,
 )
-from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings
 
 __all__ = ["ChainKMeans", "chain_centroid", "chain_cost", "chain_distance"]
@@ -384,11 +385,31 @@ def _fix_empty_blocks(
     return labels, dist, K
 
 
+@dataclass(kw_only=True)
+class _ChainFitData:
+    """The chains of one fit: blocks (one in memory, one per chunk on Dask) and their sizes.
+
+    ``sw_blocks`` are the sample weights on top of ``R.weights`` per block; ``R_mem`` and
+    ``w`` (the weights times the sample weights) exist in memory only (the embedding
+    initialisations need them).
+    """
+
+    ex: Any
+    blocks: list
+    sizes: np.ndarray
+    sw_blocks: list
+    m: int
+    items: Any
+    R_mem: Rankings | None = None
+    w: np.ndarray | None = None
+
+
 # --------------------------------------------------------------------------------------------
 # the estimator
 # --------------------------------------------------------------------------------------------
 class ChainKMeans(
     RankingsInputMixin,
+    CentersTransformMixin,
     ValidatedParamsMixin,
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
@@ -614,6 +635,54 @@ array-like of shape (n,), default="random_partition"
         """
         self._validate_params()
         K = self.n_clusters
+        data = self._fit_data(R, sample_weight)
+        ex, blocks = data.ex, data.blocks
+        n = int(data.sizes.sum())
+        check_n_clusters(K, n, what="chains")
+        user_labels = self._user_labels(n, data.sizes)
+        rng = check_random_state(self.random_state)
+
+        def start() -> FitRun:
+            labels0 = (
+                user_labels
+                if user_labels is not None
+                else self._initial_labels(ex, blocks, data.sizes, data.m, data.R_mem, data.w, rng)
+            )
+            return self._lloyd(ex, blocks, data.sizes, data.sw_blocks, labels0)
+
+        def untied(run: FitRun) -> np.ndarray:
+            # a chain equally far from two centroids (every chain of fewer than two items)
+            # has an arbitrary cluster: it does not count as a disagreement
+            cost = _cost_tensor(run.params["centroids"])
+            return ~np.concatenate(ex.gather(ex.map(_block_tied, blocks, cost=cost)))
+
+        n_init = 1 if user_labels is not None else self.n_init
+        best, search = restart_rounds(
+            start,
+            lambda run: run.objective,
+            lambda run: np.concatenate(ex.gather(run.params["block_labels"])),
+            n_init=n_init,
+            budget=chain_max_init(self.max_init, n, ex.sum(_block_n_pairs, blocks), data.m, K),
+            n_agree=self.n_agree,
+            rows_of=untied,
+        )
+        X = best.params["centroids"]
+        tied = ex.map(_block_tied, blocks, cost=_cost_tensor(X))
+        self.n_tied_ = float(ex.sum(_block_tied_weight, blocks, data.sw_blocks, tied))
+        report_chain_restarts(self, "ChainKMeans", search, n_init, "error")
+        if not best.converged:
+            warnings.warn(
+                f"ChainKMeans did not converge in max_iter={self.max_iter} iterations; "
+                "increase max_iter",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self._set_fitted(best, data)
+        warn_dropped_clusters("ChainKMeans", K, self.n_clusters_)
+        return self
+
+    def _fit_data(self, R: Any, sample_weight: Any) -> _ChainFitData:
+        """The checked chains of a fit, in memory (one block) or on Dask (one per chunk)."""
         if self.backend == "dask" or is_dask_collection(R):
             if isinstance(self.init, str) and self.init not in DASK_INITS:
                 raise ValueError(
@@ -624,123 +693,68 @@ array-like of shape (n,), default="random_partition"
             ex = DaskExecutor()
             blocks = ex.map(_chain_block, CR.chunks)
             ex.wait(blocks)  # read and check every chunk once, before any iteration
-            sizes = np.asarray(CR.chunk_sizes, dtype=np.int64)
-            sw_blocks = [None] * len(blocks)  # sample weights are in the chunks' weights
-            m = CR.n_items
-            R_mem = w = None
-        else:
-            R_mem = check_chains(R)
-            ex = EagerExecutor()
-            # pairwise_counts multiplies by R.weights itself: pass only the extra weights
-            n = R_mem.n_rankings
-            sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
-            w = R_mem.weights if sw is None else R_mem.weights * sw
-            if n and not w.sum() > 0:
-                raise ValueError("the weights of the chains sum to zero")
-            blocks = [(R_mem, *chain_orders(R_mem))]
-            sizes = np.array([n])
-            sw_blocks = [sw]
-            m = R_mem.n_items
-        n = int(sizes.sum())
-        check_n_clusters(K, n, what="chains")
-        user_labels = None
-        if not isinstance(self.init, str):
-            user_labels = np.asarray(self.init)
-            if user_labels.shape != (n,) or user_labels.dtype.kind not in "iu":
-                raise ValueError(f"init labels must be integers of shape ({n},)")
-            if user_labels.min() < 0 or user_labels.max() >= K:
-                raise ValueError(f"init labels must be in 0..{K - 1}")
-            bounds = np.concatenate([[0], np.cumsum(sizes)])
-            user_labels = [
-                user_labels[a:b].astype(np.int64) for a, b in itertools.pairwise(bounds)
-            ]
-        rng = check_random_state(self.random_state)
-
-        def start() -> tuple:
-            labels0 = (
-                user_labels
-                if user_labels is not None
-                else self._initial_labels(ex, blocks, sizes, m, R_mem, w, rng)
+            return _ChainFitData(
+                ex=ex,
+                blocks=blocks,
+                sizes=np.asarray(CR.chunk_sizes, dtype=np.int64),
+                sw_blocks=[None] * len(blocks),  # sample weights are in the chunks' weights
+                m=CR.n_items,
+                items=CR.items,
             )
-            return self._lloyd(ex, blocks, sizes, sw_blocks, labels0)
-
-        def untied(run: tuple) -> np.ndarray:
-            # a chain equally far from two centroids (every chain of fewer than two items)
-            # has an arbitrary cluster: it does not count as a disagreement
-            cost = _cost_tensor(run[2])
-            return ~np.concatenate(ex.gather(ex.map(_block_tied, blocks, cost=cost)))
-
-        n_init = 1 if user_labels is not None else self.n_init
-        n_pairs = ex.sum(_block_n_pairs, blocks)
-        best, search = restart_rounds(
-            start,
-            lambda run: run[3],
-            lambda run: np.concatenate(ex.gather(run[0])),
-            n_init=n_init,
-            budget=chain_max_init(self.max_init, n, n_pairs, m, K),
-            n_agree=self.n_agree,
-            rows_of=untied,
+        R_mem = check_chains(R)
+        # pairwise_counts multiplies by R.weights itself: pass only the extra weights
+        n = R_mem.n_rankings
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
+        w = R_mem.weights if sw is None else R_mem.weights * sw
+        if n and not w.sum() > 0:
+            raise ValueError("the weights of the chains sum to zero")
+        return _ChainFitData(
+            ex=EagerExecutor(),
+            blocks=[(R_mem, *chain_orders(R_mem))],
+            sizes=np.array([n]),
+            sw_blocks=[sw],
+            m=R_mem.n_items,
+            items=R_mem.items,
+            R_mem=R_mem,
+            w=w,
         )
-        labels, C, X, err, n_iter, converged = best
-        self.n_init_ = search["n_starts"]
-        self.n_init_agreeing_ = search["n_agreeing"]
-        self.restart_gap_ = search["gap"]
-        self.n_tied_ = float(
-            ex.sum(
-                _block_tied_weight,
-                blocks,
-                sw_blocks,
-                ex.map(_block_tied, blocks, cost=_cost_tensor(X)),
-            )
-        )
-        if search["auto"]:
-            warn_auto_restarts(
-                "ChainKMeans",
-                search["n_agreeing"],
-                search["n_starts"],
-                search["n_starts"],
-                self.n_agree,
-            )
-            warn_near_tie("ChainKMeans", search["gap"], "error", "higher")
-        else:
-            warn_if_disagree("ChainKMeans", search["n_agreeing"], search["n_near"], n_init)
-        if not converged:
-            warnings.warn(
-                f"ChainKMeans did not converge in max_iter={self.max_iter} iterations; "
-                "increase max_iter",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        if ex.is_dask:
+
+    def _user_labels(self, n: int, sizes: np.ndarray) -> list | None:
+        """An array ``init`` checked and split in blocks of ``sizes``; None for a named init."""
+        if isinstance(self.init, str):
+            return None
+        K = self.n_clusters
+        labels = np.asarray(self.init)
+        if labels.shape != (n,) or labels.dtype.kind not in "iu":
+            raise ValueError(f"init labels must be integers of shape ({n},)")
+        if labels.min() < 0 or labels.max() >= K:
+            raise ValueError(f"init labels must be in 0..{K - 1}")
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        return [labels[a:b].astype(np.int64) for a, b in itertools.pairwise(bounds)]
+
+    def _set_fitted(self, best: FitRun, data: _ChainFitData) -> None:
+        """The fitted attributes of the kept run."""
+        labels, C, X = (best.params[k] for k in ("block_labels", "pair_counts", "centroids"))
+        if data.ex.is_dask:
             import dask.array as da
 
             self.labels_ = da.concatenate(
                 [
                     da.from_delayed(b, shape=(int(s),), dtype=np.int64)
-                    for b, s in zip(labels, sizes, strict=True)
+                    for b, s in zip(labels, data.sizes, strict=True)
                 ]
             ).persist()
         else:
             self.labels_ = labels[0]
         self.pair_counts_ = C
         self.centroids_ = X
-        self.centers_ = trusted_rankings(_central_orders(X, C))
-        self.objective_ = err
-        self.inertia_ = err
-        self.n_iter_ = n_iter
+        self.objective_ = best.objective
+        self.inertia_ = best.objective
+        self.n_iter_ = best.n_iter
         self.n_clusters_ = X.shape[0]
-        self.n_items_ = m
-        self.items_ = CR.items if R_mem is None else R_mem.items
-        self.centers_ = self.centers_._replace(items=self.items_)
-        if self.n_clusters_ < K:
-            warnings.warn(
-                f"ChainKMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
-                f"dropped (empty_cluster='drop'); n_clusters_={self.n_clusters_} is the "
-                "effective number",
-                EmptyClusterWarning,
-                stacklevel=2,
-            )
-        return self
+        self.n_items_ = data.m
+        self.items_ = data.items
+        self.centers_ = trusted_rankings(_central_orders(X, C))._replace(items=self.items_)
 
     def _initial_labels(
         self,
@@ -783,14 +797,14 @@ array-like of shape (n,), default="random_partition"
         km = KMeans(K, init="random", n_init=1, random_state=seed).fit(E, sample_weight=w)
         return [km.labels_.astype(np.int64)]
 
-    def _lloyd(
-        self, ex: Any, blocks: list, sizes: np.ndarray, sw: list, labels: list
-    ) -> tuple[list, np.ndarray, np.ndarray, float, int, bool]:
+    def _lloyd(self, ex: Any, blocks: list, sizes: np.ndarray, sw: list, labels: list) -> FitRun:
         """One run of Algorithm 1 from the given labels (trusted input), per block.
 
         ``sw`` are the sample weights on top of ``R.weights`` per block (None = none);
         ``labels`` one array per block. The assignment step maps over the blocks and the
-        centroid step sums their per-cluster pair counts.
+        centroid step sums their per-cluster pair counts. The run's ``params`` are
+        ``block_labels`` (one array per block: on Dask the labels stay in the cluster),
+        ``pair_counts`` (K, m, m) and ``centroids`` (K, m, m).
         """
         K = self.n_clusters
         alpha = float(self.alpha)
@@ -818,7 +832,12 @@ array-like of shape (n,), default="random_partition"
             if done:
                 converged = True
                 break
-        return labels, C, X, err, n_iter, converged
+        return FitRun(
+            objective=err,
+            n_iter=n_iter,
+            converged=converged,
+            params={"block_labels": labels, "pair_counts": C, "centroids": X},
+        )
 
     def _check_fitted_input(self, R: Any) -> Rankings:
         if not hasattr(self, "centroids_"):
@@ -840,21 +859,12 @@ array-like of shape (n,), default="random_partition"
         R = self._check_fitted_input(R)
         return chain_distance(R, self.centroids_)
 
-    @property
-    def _n_features_out(self) -> int:
-        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
-        return self.n_clusters_
-
     def predict(self, R: Any) -> np.ndarray:
         """Nearest centroid of each chain (lowest index on ties), shape (n,)."""
         if is_dask_collection(R):
             self._check_fitted_input(None)
             return map_method(self, R, "predict", (), np.int64)
         return np.argmin(self.transform(R), axis=1).astype(np.int64)
-
-    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(R, sample_weight=sample_weight).labels_
 
     def score(self, R: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Opposite of the reconstruction error of ``R`` under the fitted centroids."""

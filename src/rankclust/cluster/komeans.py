@@ -45,22 +45,21 @@ from rankclust._param_validation import (
 )
 from rankclust._restarts import (
     chain_max_init,
+    report_chain_restarts,
     restart_rounds,
     tied_rows,
-    warn_auto_restarts,
-    warn_if_disagree,
-    warn_near_tie,
 )
 from rankclust._runs import FitRun
 from rankclust.cluster._base import (
+    CentersTransformMixin,
     RankingsInputMixin,
     chain_orders,
     check_chains,
     fix_empty_clusters,
     trusted_rankings,
+    warn_dropped_clusters,
 )
 from rankclust.cluster._seeding import KMEANSPP, RowSpace, greedy_kmeanspp
-from rankclust.exceptions import EmptyClusterWarning
 from rankclust.rankings import Rankings
 
 __all__ = ["KOMeans", "central_order_ebc", "central_order_tmse"]
@@ -264,6 +263,7 @@ def _nearest_seed_labels(
 # --------------------------------------------------------------------------------------------
 class KOMeans(
     RankingsInputMixin,
+    CentersTransformMixin,
     ValidatedParamsMixin,
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
@@ -500,41 +500,24 @@ class KOMeans(
             n_agree=self.n_agree,
             rows_of=untied,
         )
-        labels, pos, err = best.labels, best.params["centers"], best.objective
-        n_iter, converged = best.n_iter, best.converged
-        self.n_init_ = search["n_starts"]
-        self.n_init_agreeing_ = search["n_agreeing"]
-        self.restart_gap_ = search["gap"]
         self.n_tied_ = float(data.w[~search["rows"] & (R.lengths >= 2)].sum())
-        if search["auto"]:
-            n_starts = search["n_starts"]
-            warn_auto_restarts("KOMeans", search["n_agreeing"], n_starts, n_starts, self.n_agree)
-            warn_near_tie("KOMeans", search["gap"], "objective", "higher")
-        else:
-            warn_if_disagree("KOMeans", search["n_agreeing"], search["n_near"], self.n_init)
-        if not converged:
+        report_chain_restarts(self, "KOMeans", search, self.n_init, "objective")
+        if not best.converged:
             warnings.warn(
                 f"KOMeans did not converge in max_iter={self.max_iter} iterations",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.labels_ = labels
-        self.centers_ = trusted_rankings(pos)
-        self.objective_ = err
-        self.inertia_ = err
-        self.n_iter_ = n_iter
+        pos = best.params["centers"]
+        self.labels_ = best.labels
+        self.objective_ = best.objective
+        self.inertia_ = best.objective
+        self.n_iter_ = best.n_iter
         self.n_clusters_ = pos.shape[0]
         self.n_items_ = R.n_items
         self.items_ = R.items
-        self.centers_ = self.centers_._replace(items=R.items)
-        if self.n_clusters_ < K:
-            warnings.warn(
-                f"KOMeans: {K - self.n_clusters_} of {K} clusters became empty and were "
-                f"dropped (empty_cluster='drop'); n_clusters_={self.n_clusters_} is the "
-                "effective number",
-                EmptyClusterWarning,
-                stacklevel=2,
-            )
+        self.centers_ = trusted_rankings(pos)._replace(items=R.items)
+        warn_dropped_clusters("KOMeans", K, self.n_clusters_)
         return self
 
     def _centers(self, data: _OrderData, labels: np.ndarray, K: int) -> np.ndarray:
@@ -583,18 +566,9 @@ class KOMeans(
         R = self._check_input(R)
         return _OrderData(R).dissimilarities(self.centers_.ranks, self.metric == "kendall")
 
-    @property
-    def _n_features_out(self) -> int:
-        """Number of columns of :meth:`transform` (for ``get_feature_names_out``)."""
-        return self.n_clusters_
-
     def predict(self, R: Any) -> np.ndarray:
         """Most similar central order (lowest index on ties), shape (n,)."""
         return np.argmin(self.transform(R), axis=1).astype(np.int64)
-
-    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(R, sample_weight=sample_weight).labels_
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""

@@ -81,15 +81,22 @@ def _keep_random_subset(ranks: np.ndarray, lengths: np.ndarray, rng) -> np.ndarr
 
 
 def _mixture(
-    sample_component: Any,
+    models: list,
     n_samples: int,
     n_items: int,
     mix: np.ndarray,
     lengths: Any,
     kind: str,
     rng: np.random.RandomState,
-) -> tuple[Rankings, np.ndarray]:
-    """Labels, then each component's rows from ``sample_component(k, size, lengths)``."""
+    *,
+    return_labels: bool,
+    extra: Any = None,
+) -> Any:
+    """Labels, then each component's rows from ``models[k].sample``; the generator's output.
+
+    Returns ``R``, ``(R, labels)``, ``(R, extra)`` or ``(R, labels, extra)`` (``extra``: the
+    components' parameters when asked for, else None).
+    """
     k_comp = len(mix)
     labels = rng.choice(k_comp, size=n_samples, p=mix).astype(np.int64)
     lens = _draw_lengths(lengths, n_samples, n_items, rng)
@@ -99,10 +106,15 @@ def _mixture(
         if rows.size == 0:
             continue
         top = lens[rows] if (lens is not None and kind == "top") else None
-        ranks[rows] = sample_component(k, rows.size, top).ranks
+        ranks[rows] = models[k].sample(rows.size, random_state=rng, lengths=top).ranks
     if lens is not None and kind == "subset":
         ranks = _keep_random_subset(ranks, lens, rng)
-    return Rankings(ranks, kind=kind), labels
+    out: tuple[Any, ...] = (Rankings(ranks, kind=kind),)
+    if return_labels:
+        out += (labels,)
+    if extra is not None:
+        out += (extra,)
+    return out[0] if len(out) == 1 else out
 
 
 def _check_common(n_samples: Any, n_items: Any, kind: str) -> tuple[int, int]:
@@ -201,17 +213,10 @@ def make_mallows_mixture(
         raise ValueError("thetas must be finite and >= 0")
     mix = _check_mixing(weights, k_comp)
     models = [Mallows.from_params(center=cents[k], theta=float(th[k])) for k in range(k_comp)]
-
-    def sample_component(k: int, size: int, top: np.ndarray | None) -> Rankings:
-        return models[k].sample(size, random_state=rng, lengths=top)
-
-    R, labels = _mixture(sample_component, n, m, mix, lengths, kind, rng)
-    out: tuple[Any, ...] = (R,)
-    if return_labels:
-        out += (labels,)
-    if return_centers:
-        out += (cents,)
-    return out[0] if len(out) == 1 else out
+    return _mixture(
+        models, n, m, mix, lengths, kind, rng,
+        return_labels=return_labels, extra=cents if return_centers else None,
+    )  # fmt: skip
 
 
 def make_plackett_luce_mixture(
@@ -292,14 +297,7 @@ def make_plackett_luce_mixture(
             raise ValueError(f"n_clusters={n_clusters} but {k_comp} score vectors were given")
     mix = _check_mixing(weights, k_comp)
     models = [PlackettLuce.from_params(scores=sc[k]) for k in range(k_comp)]
-
-    def sample_component(k: int, size: int, top: np.ndarray | None) -> Rankings:
-        return models[k].sample(size, random_state=rng, lengths=top)
-
-    R, labels = _mixture(sample_component, n, m, mix, lengths, kind, rng)
-    out: tuple[Any, ...] = (R,)
-    if return_labels:
-        out += (labels,)
-    if return_scores:
-        out += (np.vstack([mdl.scores_ for mdl in models]),)
-    return out[0] if len(out) == 1 else out
+    scores_out = np.vstack([mdl.scores_ for mdl in models]) if return_scores else None
+    return _mixture(
+        models, n, m, mix, lengths, kind, rng, return_labels=return_labels, extra=scores_out
+    )

@@ -439,7 +439,38 @@ def _split_incomplete(
 _nb_split_incomplete = numba.njit(_split_incomplete, cache=True, nogil=True)
 
 
-def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled one-pass node summary  # pragma: no cover
+def _add_raw_pairs(ranks, i, raw):  # pragma: no cover - compiled below
+    """``raw[u, v] += 1`` for every pair row ``i`` orders ``u`` before ``v``; returns the
+    number of labels it ranks."""
+    m = ranks.shape[1]
+    length = 0
+    for u in range(m):
+        ru = ranks[i, u]
+        if ru < 0:
+            continue
+        length += 1
+        for v in range(m):
+            rv = ranks[i, v]
+            if rv >= 0 and ru < rv:
+                raw[u, v] += 1.0
+    return length
+
+
+def _is_pure(raw):  # pragma: no cover - compiled below
+    """No pair of labels ordered both ways (Sec. 5.1)."""
+    m = raw.shape[0]
+    for u in range(m):
+        for v in range(u + 1, m):
+            if raw[u, v] > 0 and raw[v, u] > 0:
+                return False
+    return True
+
+
+_nb_add_raw_pairs = numba.njit(_add_raw_pairs, cache=True, nogil=True)
+_nb_is_pure = numba.njit(_is_pure, cache=True, nogil=True)
+
+
+def _node_fit(ranks, rows, th, labs_out, center_out):  # pragma: no cover - compiled below
     """Summary and (for complete rankings) Mallows fit of one node, in one pass.
 
     IN: ``ranks`` (N, m) positions, ``rows`` the node's rows, ``th`` the
@@ -464,16 +495,7 @@ def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled o
     for t in range(rows.shape[0]):
         i = rows[t]
         n_rows_pairs += _nb_move_row(ranks, i, 1.0, votes, pairs, count)
-        length = 0
-        for u in range(m):
-            ru = ranks[i, u]
-            if ru < 0:
-                continue
-            length += 1
-            for v in range(m):
-                rv = ranks[i, v]
-                if rv >= 0 and ru < rv:
-                    raw[u, v] += 1.0
+        length = _nb_add_raw_pairs(ranks, i, raw)
         occurrences += length
         if length < min_len:
             min_len = length
@@ -482,11 +504,7 @@ def _node_fit(ranks, rows, th, labs_out, center_out):  # noqa: C901 - compiled o
         if count[j] > 0.5:
             labs_out[n_t] = j
             n_t += 1
-    pure = True
-    for u in range(m):
-        for v in range(u + 1, m):
-            if raw[u, v] > 0 and raw[v, u] > 0:
-                pure = False
+    pure = _nb_is_pure(raw)
     complete = min_len == n_t
     theta = np.nan
     if complete:
@@ -641,6 +659,20 @@ def _complete_node_model(
 _nb_complete_node_model = numba.njit(_complete_node_model, cache=True, nogil=True)
 
 
+def _reset_sides(work):  # pragma: no cover - compiled below
+    """The per-feature start of :func:`_split_complete`'s scratch ``work`` (7, w): zero
+    left counts and sums (rows 0, 1) and flips (rows 5, 6), identity label orders (rows 3,
+    4); row 2 is overwritten before it is read."""
+    for r in (0, 1, 5, 6):
+        work[r, :] = 0
+    for j in range(work.shape[1]):
+        work[3, j] = j
+        work[4, j] = j
+
+
+_nb_reset_sides = numba.njit(_reset_sides, cache=True, nogil=True)
+
+
 def _split_complete(
     rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
 ):  # pragma: no cover - compiled below
@@ -660,9 +692,7 @@ def _split_complete(
     m = rk.shape[1]
     n_pairs = bits.shape[1]
     n_node = end - start
-    sum_c_tot = 0
-    for k in range(n_pairs):
-        sum_c_tot += c_tot[k]
+    sum_c_tot = c_tot.sum()  # integers: exact
     c_l = work[0, :n_pairs]
     s_l = work[1, :m]
     key_r = work[2, :m]
@@ -678,13 +708,7 @@ def _split_complete(
         f = feat_order[fi]
         if sval[f, start] == sval[f, end - 1]:
             continue
-        c_l[:] = 0
-        s_l[:] = 0
-        flip_l[:] = 0
-        flip_r[:] = 0
-        for j in range(m):
-            ord_l[j] = j
-            ord_r[j] = j
+        _nb_reset_sides(work)
         n_flip_l = 0
         n_flip_r = 0
         sum_c_l = 0
@@ -783,7 +807,100 @@ _nb_partition = numba.njit(_partition, cache=True, nogil=True)
 _nb_shuffle = shuffle  # the Fisher-Yates of rankclust._kernel_random (SplitMix64)
 
 
-def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-first grower loop  # pragma: no cover - compiled below
+def _all_complete(rows, start, end):  # pragma: no cover - compiled below
+    """Whether every row of the node ranks all m labels and the pair bits exist (the
+    integer path)."""
+    sidx, lens = rows.sidx, rows.lens
+    m = rows.rk.shape[1]
+    if rows.bits.shape[0] != sidx.shape[1]:
+        return False
+    for p in range(start, end):
+        if lens[sidx[0, p]] < m:
+            return False
+    return True
+
+
+def _node_model(rows, th, start, end, all_complete, labs, center, scratch):  # pragma: no cover
+    """The node's labels ``labs[:n_t]`` and model (``center[:n_t]``, theta) by the integer
+    path when ``all_complete`` (filling the totals ``scratch[0:2]``), else by
+    :func:`_node_fit`. Returns ``(n_t, complete, pure, theta, occurrences)``; theta is the
+    cap below two labels and NaN where the caller runs the approximate EM (incomplete)."""
+    rk, sidx = rows.rk, rows.sidx
+    m = rk.shape[1]
+    n_rows = end - start
+    if all_complete:
+        s_tot, c_tot, _, order, flip = scratch
+        s_tot[:] = 0
+        c_tot[:] = 0
+        _nb_add_complete_rows(rk, rows.bits, sidx[0], start, end, s_tot, c_tot)
+        theta, pure = _nb_complete_node_model(
+            s_tot, c_tot, n_rows, th.table, th.grid, rows.pair_index, order, flip, center
+        )
+        n_t = m
+        for j in range(m):
+            labs[j] = j
+        complete = True
+        occurrences = n_rows * m
+    else:
+        n_t, complete, pure, theta, occurrences = _nb_node_fit(
+            rk, sidx[0, start:end], th, labs, center
+        )
+        if n_t == 1:
+            center[0] = 0
+    if n_t < 2:
+        theta = th.grid[th.grid.shape[0] - 1]
+    elif not complete:
+        theta = np.nan
+    return n_t, complete, pure, theta, occurrences
+
+
+def _node_split(
+    rows, th, start, end, params, all_complete, theta, scratch, feat_order
+):  # pragma: no cover
+    """The best split of a node ``(feature, threshold, gain)`` (feature -1: none); gain is
+    the split's criterion minus the node's own (``theta``: the node's spread)."""
+    min_leaf, criterion = params.min_leaf, params.criterion
+    if all_complete:
+        s_tot, c_tot, work, _, _ = scratch
+        f, t, best = _nb_split_complete(
+            rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
+        )
+        # theta of the node, as its sides' are read (impure: at most the cap)
+        cap = th.grid[th.grid.shape[0] - 1]
+        n_rows = end - start
+        parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
+    else:
+        f, t, best, parent_score = _nb_split_incomplete(
+            rows, th, start, end, min_leaf, criterion, feat_order
+        )
+    return f, t, best - parent_score
+
+
+def _open_node(out, node, start, end, par, dep, is_left):  # pragma: no cover - compiled below
+    """Record ``node`` (rows ``start:end`` of the final ``sidx``) as a leaf below ``par``
+    (-1 for the root), its ``is_left`` child."""
+    if par >= 0:
+        if is_left:
+            out.left[par] = node
+        else:
+            out.right[par] = node
+    out.feature[node] = -1
+    out.threshold[node] = -2.0  # undefined at leaves (scikit-learn's TREE_UNDEFINED)
+    out.left[node] = -1
+    out.right[node] = -1
+    out.parent[node] = par
+    out.depth[node] = dep
+    out.start[node] = start
+    out.size[node] = end - start
+
+
+_nb_open_node = numba.njit(_open_node, cache=True, nogil=True)
+_nb_all_complete = numba.njit(_all_complete, cache=True, nogil=True)
+_nb_node_model = numba.njit(_node_model, cache=True, nogil=True)
+_nb_node_split = numba.njit(_node_split, cache=True, nogil=True)
+
+
+def _grow(rows, th, params, rng_state, out):  # pragma: no cover - compiled below
     """Grow a label ranking tree depth first, left child first; returns the node count.
 
     IN: ``rows`` (:class:`ScannedRows`): ``sidx`` (d, N) int64 and ``sval`` (d, N): row f =
@@ -813,95 +930,42 @@ def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-firs
     (:func:`_complete_node_model`, :func:`_split_complete`), the others the float path
     (:func:`_node_fit`, :func:`_split_incomplete`).
     """
-    sidx, sval, rk, bits, _, pair_index, _, lens = rows
-    table, grid = th.table, th.grid
-    min_leaf, criterion, min_size, by_examples, max_depth, min_gain, shuffle = params
-    feature, threshold, left, right, parent, depth = (
-        out.feature,
-        out.threshold,
-        out.left,
-        out.right,
-        out.parent,
-        out.depth,
-    )
-    start_out, size_out, n_labels, complete_out = out.start, out.size, out.n_labels, out.complete
-    theta_out, labs_out, center_out = out.theta, out.labs, out.center
+    sidx, sval = rows.sidx, rows.sval
+    _, _, min_size, by_examples, max_depth, min_gain, shuffle = params
     n_all = sidx.shape[1]
-    m = rk.shape[1]
-    cap = grid[grid.shape[0] - 1]
-    n_pairs = bits.shape[1]
-    s_tot = np.zeros(m, dtype=np.int64)
-    c_tot = np.zeros(n_pairs, dtype=np.int64)
-    work = np.zeros((7, max(m, n_pairs)), dtype=np.int64)
-    order = np.empty(m, dtype=np.int64)
-    flip = np.zeros(n_pairs, dtype=np.int64)
+    m = rows.rk.shape[1]
+    n_pairs = rows.bits.shape[1]
+    # s_tot, c_tot, work, order, flip: the integer path's node totals and scratch
+    scratch = (
+        np.zeros(m, dtype=np.int64),
+        np.zeros(n_pairs, dtype=np.int64),
+        np.zeros((7, max(m, n_pairs)), dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.zeros(n_pairs, dtype=np.int64),
+    )
     mark = np.zeros(n_all, dtype=np.bool_)
     buf_rows = np.empty(n_all, dtype=sidx.dtype)
     buf_vals = np.empty(n_all, dtype=sval.dtype)
-    st_start = np.empty(n_all + 1, dtype=np.int64)
-    st_end = np.empty(n_all + 1, dtype=np.int64)
-    st_parent = np.empty(n_all + 1, dtype=np.int64)
-    st_depth = np.empty(n_all + 1, dtype=np.int64)
-    st_is_left = np.empty(n_all + 1, dtype=np.bool_)
+    # the stack of nodes to grow: (start, end, parent, depth), is_left
+    stack = np.empty((n_all + 1, 4), dtype=np.int64)
+    stack_left = np.empty(n_all + 1, dtype=np.bool_)
     feat_order = np.arange(sidx.shape[0])
+    stack[0] = (0, n_all, -1, 0)
+    stack_left[0] = True
     top = 1
-    st_start[0] = 0
-    st_end[0] = n_all
-    st_parent[0] = -1
-    st_depth[0] = 0
-    st_is_left[0] = True
     node = 0
     while top > 0:
         top -= 1
-        start = st_start[top]
-        end = st_end[top]
-        par = st_parent[top]
-        dep = st_depth[top]
-        if par >= 0:
-            if st_is_left[top]:
-                left[par] = node
-            else:
-                right[par] = node
+        start, end, par, dep = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        _nb_open_node(out, node, start, end, par, dep, stack_left[top])
         n_rows = end - start
-        feature[node] = -1
-        threshold[node] = -2.0  # undefined at leaves (scikit-learn's TREE_UNDEFINED)
-        left[node] = -1
-        right[node] = -1
-        parent[node] = par
-        depth[node] = dep
-        start_out[node] = start
-        size_out[node] = n_rows
-        all_complete = bits.shape[0] == n_all  # the integer path needs the pair bits
-        for p in range(start, end):
-            if not all_complete:
-                break
-            if lens[sidx[0, p]] < m:
-                all_complete = False
-        if all_complete:
-            s_tot[:] = 0
-            c_tot[:] = 0
-            _nb_add_complete_rows(rk, bits, sidx[0], start, end, s_tot, c_tot)
-            theta, pure = _nb_complete_node_model(
-                s_tot, c_tot, n_rows, table, grid, pair_index, order, flip, center_out[node]
-            )
-            n_t = m
-            for j in range(m):
-                labs_out[node, j] = j
-            complete = True
-            occurrences = n_rows * m
-        else:
-            n_t, complete, pure, theta, occurrences = _nb_node_fit(
-                rk, sidx[0, start:end], th, labs_out[node], center_out[node]
-            )
-            if n_t == 1:
-                center_out[node, 0] = 0
-        if n_t < 2:
-            theta = cap
-        elif not complete:
-            theta = np.nan
-        n_labels[node] = n_t
-        complete_out[node] = complete
-        theta_out[node] = theta
+        all_complete = _nb_all_complete(rows, start, end)
+        n_t, complete, pure, theta, occurrences = _nb_node_model(
+            rows, th, start, end, all_complete, out.labs[node], out.center[node], scratch
+        )
+        out.n_labels[node] = n_t
+        out.complete[node] = complete
+        out.theta[node] = theta
         this = node
         node += 1
         amount = n_rows if by_examples else occurrences
@@ -911,34 +975,19 @@ def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-firs
             continue
         if shuffle:
             _nb_shuffle(feat_order, rng_state)
-        if all_complete:
-            f, t, best = _nb_split_complete(
-                rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
-            )
-            # theta of the node, as its sides' are read (impure: at most the cap)
-            parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
-        else:
-            f, t, best, parent_score = _nb_split_incomplete(
-                rows, th, start, end, min_leaf, criterion, feat_order
-            )
-        if f < 0:
+        f, t, gain = _nb_node_split(
+            rows, th, start, end, params, all_complete, theta, scratch, feat_order
+        )
+        if f < 0 or n_rows / n_all * gain + 1e-12 < min_gain:
             continue
-        if n_rows / n_all * (best - parent_score) + 1e-12 < min_gain:
-            continue
-        feature[this] = f
-        threshold[this] = t
+        out.feature[this] = f
+        out.threshold[this] = t
         n_left = _nb_partition(sidx, sval, start, end, f, t, mark, buf_rows, buf_vals)
         # depth first, left child first: push the right child, then the left one
-        st_start[top] = start + n_left
-        st_end[top] = end
-        st_parent[top] = this
-        st_depth[top] = dep + 1
-        st_is_left[top] = False
-        st_start[top + 1] = start
-        st_end[top + 1] = start + n_left
-        st_parent[top + 1] = this
-        st_depth[top + 1] = dep + 1
-        st_is_left[top + 1] = True
+        stack[top] = (start + n_left, end, this, dep + 1)
+        stack_left[top] = False
+        stack[top + 1] = (start, start + n_left, this, dep + 1)
+        stack_left[top + 1] = True
         top += 2
     return node
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -101,6 +101,15 @@ def _cc_epoch(Z, ranks, perm, alpha, W, W_sum, counts):  # pragma: no cover - co
 
 
 _nb_cc_epoch = numba.njit(_cc_epoch, cache=True, nogil=True)
+
+
+class _CapRun(NamedTuple):
+    """The perceptron of one candidate cap of ``alpha="auto"``: its training Kendall tau,
+    weights and epochs."""
+
+    tau: float
+    coef: np.ndarray
+    epochs: int
 
 
 class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
@@ -230,10 +239,11 @@ class ConstraintClassification(LabelRankerMixin, ValidatedParamsMixin, BaseEstim
                 with warnings.catch_warnings():  # no comparable pair: NaN, every cap ties
                     warnings.simplefilter("ignore", UndefinedMetricWarning)
                     tau = kendall_tau(R, positions_to_ranks(_order_by_scores(Z @ coef.T)))
-                runs[alpha] = (tau, coef, epochs)
-            self.alpha_ = max(runs, key=lambda a: (np.nan_to_num(runs[a][0], nan=-np.inf), a))
-            self.train_scores_ = {a: float(run[0]) for a, run in runs.items()}
-            _, self.coef_, self.n_iter_ = runs[self.alpha_]
+                runs[alpha] = _CapRun(tau, coef, epochs)
+            # the highest training tau, of equal ones the largest cap (NaN: no comparable pair)
+            self.alpha_ = max(runs, key=lambda a: (np.nan_to_num(runs[a].tau, nan=-np.inf), a))
+            self.train_scores_ = {a: float(run.tau) for a, run in runs.items()}
+            self.coef_, self.n_iter_ = runs[self.alpha_].coef, runs[self.alpha_].epochs
         else:
             self.alpha_ = int(self.alpha)
             self.train_scores_ = None

@@ -135,7 +135,40 @@ _nb_qpow = numba.njit(_qpow, cache=True, nogil=True)
 _QPOW_TABLE = 4096
 
 
-def _subset_logmass_bitmask(chain, free, center, theta):  # noqa: C901 - compiled bitmask dynamic programme  # pragma: no cover - compiled below
+def _bitmask_tables(chain, free, center):  # pragma: no cover - compiled below
+    """The inversion counts of :func:`_subset_logmass_bitmask` that do not depend on the
+    state: ``low_chain[p]`` the free items below chain item p in the centre (a bitmask of
+    the first ones, the free items being sorted by centre position), ``pl_free[p, b]`` the
+    chain items ``>= p`` below free item b, ``pl_chain[p]`` the later chain items below
+    chain item p."""
+    k = chain.shape[0]
+    r = free.shape[0]
+    low_chain = np.empty(k, dtype=np.int64)
+    for p in range(k):
+        c = center[chain[p]]
+        cnt = 0
+        for b in range(r):
+            if center[free[b]] < c:
+                cnt += 1
+        low_chain[p] = (1 << cnt) - 1
+    pl_free = np.zeros((k + 1, r), dtype=np.int64)
+    for b in range(r):
+        c = center[free[b]]
+        for p in range(k - 1, -1, -1):
+            pl_free[p, b] = pl_free[p + 1, b] + (1 if center[chain[p]] < c else 0)
+    pl_chain = np.zeros(k, dtype=np.int64)
+    for p in range(k):
+        c = center[chain[p]]
+        for q in range(p + 1, k):
+            if center[chain[q]] < c:
+                pl_chain[p] += 1
+    return low_chain, pl_free, pl_chain
+
+
+_nb_bitmask_tables = numba.njit(_bitmask_tables, cache=True, nogil=True)
+
+
+def _subset_logmass_bitmask(chain, free, center, theta):  # pragma: no cover - compiled below
     """``log sum_{pi in E(chain)} exp(-theta d_K(pi, center))`` by a DP over free-item sets.
 
     ``chain`` (k,) the present items best first; ``free`` (r,) the absent items sorted by
@@ -149,28 +182,7 @@ def _subset_logmass_bitmask(chain, free, center, theta):  # noqa: C901 - compile
     r = free.shape[0]
     m = k + r
     full = (1 << r) - 1
-    # free items with a smaller centre position than chain item p, as a bitmask
-    low_chain = np.empty(k, dtype=np.int64)
-    for p in range(k):
-        c = center[chain[p]]
-        cnt = 0
-        for b in range(r):
-            if center[free[b]] < c:
-                cnt += 1
-        low_chain[p] = (1 << cnt) - 1
-    # chain items not yet placed (indices >= p) below free item b in the centre
-    pl_free = np.zeros((k + 1, r), dtype=np.int64)
-    for b in range(r):
-        c = center[free[b]]
-        for p in range(k - 1, -1, -1):
-            pl_free[p, b] = pl_free[p + 1, b] + (1 if center[chain[p]] < c else 0)
-    # later chain items below chain item p in the centre
-    pl_chain = np.zeros(k, dtype=np.int64)
-    for p in range(k):
-        c = center[chain[p]]
-        for q in range(p + 1, k):
-            if center[chain[q]] < c:
-                pl_chain[p] += 1
+    low_chain, pl_free, pl_chain = _nb_bitmask_tables(chain, free, center)
     qpow = _nb_qpow_table(theta, min(m * (m - 1) // 2, _QPOW_TABLE))
     val = np.zeros((full + 1, k + 1))
     low = np.zeros((full + 1, k + 1), dtype=np.int64)
@@ -209,7 +221,81 @@ def _subset_logmass_bitmask(chain, free, center, theta):  # noqa: C901 - compile
 _nb_subset_logmass_bitmask = numba.njit(_subset_logmass_bitmask, cache=True, nogil=True)
 
 
-def _subset_logmass_compositions(chain, free, center, theta, binom):  # noqa: C901 - compiled composition dynamic programme  # pragma: no cover
+def _gap_costs(chain, free, center):  # pragma: no cover - compiled below
+    """``cost[b, g]``: inversions between free item b and the chain if b goes into gap g
+    (0 = above the first chain item, k = below the last)."""
+    k = chain.shape[0]
+    r = free.shape[0]
+    cost = np.empty((r, k + 1), dtype=np.int64)
+    for b in range(r):
+        c = center[free[b]]
+        acc = 0
+        for p in range(k):
+            if center[chain[p]] < c:
+                acc += 1
+        cost[b, 0] = acc
+        for p in range(k):
+            if center[chain[p]] > c:
+                acc += 1
+            else:
+                acc -= 1
+            cost[b, p + 1] = acc
+    return cost
+
+
+def _composition_state(bars, b, binom, counts, above, pre, suf):  # pragma: no cover
+    """The composition of layer ``b + 1`` whose bars are ``bars[1..k]`` (OUT): the gap
+    sizes ``counts``, ``above[g] = sum_{h >= g} counts[h]``, and the colex rank pieces
+    ``pre[g] = sum_{j <= g} C(bars_j, j)``, ``suf[g] = sum_{j >= g} C(bars_j - 1, j)``."""
+    k = counts.shape[0] - 1
+    prev = -1
+    for j in range(1, k + 1):
+        counts[j - 1] = bars[j] - prev - 1
+        prev = bars[j]
+    counts[k] = b + k - prev  # slots 0 .. b+k hold b+1 stars and k bars
+    above[k + 1] = 0
+    for g in range(k, -1, -1):
+        above[g] = above[g + 1] + counts[g]
+    pre[0] = 0
+    for j in range(1, k + 1):
+        pre[j] = pre[j - 1] + binom[bars[j], j]
+    suf[k + 1] = 0
+    for j in range(k, 0, -1):
+        suf[j] = suf[j + 1] + (binom[bars[j] - 1, j] if bars[j] >= 1 else 0)
+
+
+def _next_colex(bars, k):  # pragma: no cover - compiled below
+    """The next k-combination ``bars[1..k]`` in colex order (in place)."""
+    j = 1
+    while j < k and bars[j] + 1 == bars[j + 1]:
+        j += 1
+    bars[j] += 1
+    for i in range(1, j):
+        bars[i] = i - 1
+
+
+def _log_reduced_sum(val, low, n, qpow, theta):  # pragma: no cover - compiled below
+    """``(log sum_{s < n} val[s] q^(low[s] - best), best)`` with ``best = min low[:n]``
+    (``q = exp(-theta)``): the sum with the smallest power factored out."""
+    best = low[0]
+    for s in range(n):
+        if low[s] < best:
+            best = low[s]
+    acc = 0.0
+    for s in range(n):
+        acc += _nb_qpow(qpow, low[s] - best, theta) * val[s]
+    return math.log(acc), best
+
+
+_nb_gap_costs = numba.njit(_gap_costs, cache=True, nogil=True)
+_nb_log_reduced_sum = numba.njit(_log_reduced_sum, cache=True, nogil=True)
+_nb_composition_state = numba.njit(_composition_state, cache=True, nogil=True, inline="always")
+_nb_next_colex = numba.njit(_next_colex, cache=True, nogil=True, inline="always")
+
+
+def _subset_logmass_compositions(
+    chain, free, center, theta, binom
+):  # pragma: no cover - compiled below
     """The same marginal by a DP over how many free items fall in each gap of the chain.
 
     An extension is fixed by the gap ``g(f)`` in ``0..k`` of every free item and the order of
@@ -228,21 +314,7 @@ def _subset_logmass_compositions(chain, free, center, theta, binom):  # noqa: C9
     k = chain.shape[0]
     r = free.shape[0]
     m = k + r
-    # cost[b, g]: inversions between free item b and the chain if b goes into gap g
-    cost = np.empty((r, k + 1), dtype=np.int64)
-    for b in range(r):
-        c = center[free[b]]
-        acc = 0
-        for p in range(k):
-            if center[chain[p]] < c:
-                acc += 1
-        cost[b, 0] = acc
-        for p in range(k):
-            if center[chain[p]] > c:
-                acc += 1
-            else:
-                acc -= 1
-            cost[b, p + 1] = acc
+    cost = _nb_gap_costs(chain, free, center)
     qint = np.empty(r + 1)  # [n]_q = sum_{s<n} q^s
     for n in range(1, r + 1):
         qint[n] = math.exp(_nb_log_qint(n, theta))
@@ -266,20 +338,7 @@ def _subset_logmass_compositions(chain, free, center, theta, binom):  # noqa: C9
             bars[j] = j - 1  # first composition in colex order
         top = 0.0
         for s in range(n_nxt):
-            prev = -1
-            for j in range(1, k + 1):
-                counts[j - 1] = bars[j] - prev - 1
-                prev = bars[j]
-            counts[k] = b + k - prev  # slots 0 .. b+k hold b+1 stars and k bars
-            above[k + 1] = 0
-            for g in range(k, -1, -1):
-                above[g] = above[g + 1] + counts[g]
-            pre[0] = 0
-            for j in range(1, k + 1):
-                pre[j] = pre[j - 1] + binom[bars[j], j]
-            suf[k + 1] = 0
-            for j in range(k, 0, -1):
-                suf[j] = suf[j + 1] + (binom[bars[j] - 1, j] if bars[j] >= 1 else 0)
+            _nb_composition_state(bars, b, binom, counts, above, pre, suf)
             best = -1
             for g in range(k + 1):
                 if counts[g] > 0:
@@ -296,26 +355,14 @@ def _subset_logmass_compositions(chain, free, center, theta, binom):  # noqa: C9
             low_nxt[s] = best
             if acc > top:
                 top = acc
-            if s + 1 < n_nxt:  # next k-combination of the bars in colex order
-                j = 1
-                while j < k and bars[j] + 1 == bars[j + 1]:
-                    j += 1
-                bars[j] += 1
-                for i in range(1, j):
-                    bars[i] = i - 1
+            if s + 1 < n_nxt:
+                _nb_next_colex(bars, k)
         log_scale += math.log(top)
         for s in range(n_nxt):
             cur[s] = nxt[s] / top
             low_cur[s] = low_nxt[s]
-    n_last = binom[r + k, k]
-    best = low_cur[0]
-    for s in range(n_last):
-        if low_cur[s] < best:
-            best = low_cur[s]
-    acc = 0.0
-    for s in range(n_last):
-        acc += _nb_qpow(qpow, low_cur[s] - best, theta) * cur[s]
-    return math.log(acc) + log_scale - theta * best
+    log_acc, best = _nb_log_reduced_sum(cur, low_cur, binom[r + k, k], qpow, theta)
+    return log_acc + log_scale - theta * best
 
 
 _nb_subset_logmass_compositions = numba.njit(_subset_logmass_compositions, cache=True, nogil=True)

@@ -12,6 +12,7 @@ are the two ways they predict.
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -22,17 +23,36 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import ValidatedParamsMixin, check_n_clusters
-from rankclust.ordinal._features import FeatureMap
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_n_clusters,
+)
+from rankclust.ordinal._features import KERNELS, FeatureMap
 from rankclust.ordinal.constraints import check_pairs
 
 __all__ = [
+    "FEATURE_MAP_CONSTRAINTS",
     "FeatureMapClusterer",
     "MulticlassPredictMixin",
     "ThresholdPredictMixin",
     "assign_levels",
     "check_fit_input",
 ]
+
+
+#: Constraints of the parameters every :class:`FeatureMapClusterer` has (subclasses add
+#: their own, e.g. ``{**FEATURE_MAP_CONSTRAINTS, "C": [...]}``).
+FEATURE_MAP_CONSTRAINTS: dict[str, list] = {
+    "n_clusters": [Interval(numbers.Integral, 2, None)],
+    "kernel": [StrOptions(KERNELS)],
+    "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
+    "n_components": [Interval(numbers.Integral, 1, None)],
+    "n_init": [Interval(numbers.Integral, 1, None)],
+    "max_iter": [Interval(numbers.Integral, 1, None)],
+    "random_state": ["random_state"],
+}
 
 
 def assign_levels(a: NDArray, b: NDArray) -> NDArray:

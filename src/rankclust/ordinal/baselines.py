@@ -27,15 +27,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rankclust import _loaded_state as loaded
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import Interval, ValidatedParamsMixin
 from rankclust._runs import FitRun, best_run
 from rankclust.ordinal._base import (
+    FEATURE_MAP_CONSTRAINTS,
     FeatureMapClusterer,
     MulticlassPredictMixin,
     ThresholdPredictMixin,
     check_fit_input,
 )
-from rankclust.ordinal._features import KERNELS
 from rankclust.ordinal.m2sorc import _assign, _mirror_is_canonical, note_empty_clusters
 
 __all__ = ["CPCMMC", "CPMMC", "SMMCPC", "WSVORC", "MPCKMeans"]
@@ -383,15 +383,9 @@ class CPMMC(MulticlassPredictMixin, FeatureMapClusterer):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        **FEATURE_MAP_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(KERNELS)],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None)],
-        "n_init": [Interval(numbers.Integral, 1, None)],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None)],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -672,15 +666,9 @@ class WSVORC(ThresholdPredictMixin, FeatureMapClusterer):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        **FEATURE_MAP_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "weighted": ["boolean"],
-        "kernel": [StrOptions(KERNELS)],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None)],
-        "n_init": [Interval(numbers.Integral, 1, None)],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
-        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -930,18 +918,12 @@ class SMMCPC(MulticlassPredictMixin, FeatureMapClusterer):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        **FEATURE_MAP_CONSTRAINTS,
         "C": [Interval(numbers.Real, 0, None)],
         "lam": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta0": [Interval(numbers.Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(KERNELS)],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None)],
-        "n_init": [Interval(numbers.Integral, 1, None)],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
         "inner_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None)],
-        "random_state": ["random_state"],
     }
 
     def __init__(

@@ -45,8 +45,12 @@ from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions
 from rankclust._runs import FitRun, best_run
 from rankclust.exceptions import EmptyClusterWarning
-from rankclust.ordinal._base import FeatureMapClusterer, ThresholdPredictMixin, assign_levels
-from rankclust.ordinal._features import KERNELS
+from rankclust.ordinal._base import (
+    FEATURE_MAP_CONSTRAINTS,
+    FeatureMapClusterer,
+    ThresholdPredictMixin,
+    assign_levels,
+)
 from rankclust.ordinal._qp import solve_slack_qp
 
 __all__ = ["M2SORC"]
@@ -585,20 +589,14 @@ class M2SORC(ThresholdPredictMixin, FeatureMapClusterer):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_clusters": [Interval(numbers.Integral, 2, None)],
+        **FEATURE_MAP_CONSTRAINTS,
         "C1": [Interval(numbers.Real, 0, None, closed="neither")],
         "C2": [Interval(numbers.Real, 0, None, closed="left")],
         "balance": [Interval(numbers.Real, 0, None)],
-        "kernel": [StrOptions(KERNELS)],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"scale"})],
-        "n_components": [Interval(numbers.Integral, 1, None)],
         "linearization": [StrOptions({"paper", "majorize"})],
         "init": [StrOptions({"random", "pairs"})],
-        "n_init": [Interval(numbers.Integral, 1, None)],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None)],
         "solver": [StrOptions({"ipm", "qdldl", "faer"})],
-        "random_state": ["random_state"],
     }
 
     # the QP is posed on the raw mapped features (its balance rows use their mean)

@@ -28,9 +28,11 @@ from typing import Any
 
 import numpy as np
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from rankclust import _loaded_state as loaded
+from rankclust._param_validation import check_n_clusters
 from rankclust._unseen_labels import demote_unseen, find_unseen_labels, ranks_to_rankings
 from rankclust.consensus import generalized_borda
 from rankclust.distances import pairwise_distances
@@ -188,6 +190,15 @@ class SupervisedClusteringMixin:
     """
 
     # ---------------------------------------------------------------- fit-side helpers
+    def _begin_fit(self, X: Any, Y: Any) -> tuple[np.ndarray, Rankings, int, Any]:
+        """The prologue of every ``fit``: the parameters and ``(X, Y)`` checked (see
+        :meth:`_check_fit_data`), ``K = n_clusters`` checked against the rows, and the
+        random state; returns ``(X, Y, K, rng)``."""
+        self._validate_params()
+        X, Y = self._check_fit_data(X, Y)
+        K = check_n_clusters(self.n_clusters, X.shape[0])
+        return X, Y, K, check_random_state(self.random_state)
+
     def _check_fit_data(self, X: Any, Y: Any, *, min_samples: int = 1) -> tuple:
         X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
         Y = check_rankings(Y, kind="subset", allow_ties=False, kinds=("subset",), name="Y")

@@ -47,7 +47,151 @@ class KTreeArrays(NamedTuple):
     count: np.ndarray  # node sizes
 
 
-def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # noqa: C901 - compiled grower: split search inlined for speed  # pragma: no cover
+def _node_totals(order, lo, hi, D, V, full, total, vtot):  # pragma: no cover - compiled below
+    """``total = sum_T D[i, :]`` and (``full``) ``vtot = sum_T V[i, :]`` over the node's
+    samples ``order[0, lo:hi]``; returns the node's ranking k* (lowest index on ties)."""
+    K = D.shape[1]
+    m = V.shape[1]
+    total[:] = 0.0
+    vtot[:] = 0.0
+    for p in range(lo, hi):
+        i = order[0, p]
+        for k in range(K):
+            total[k] += D[i, k]
+        if full:
+            for j in range(m):
+                vtot[j] += V[i, j]
+    kstar = 0
+    for k in range(1, K):
+        if total[k] < total[kstar] - _EPS:
+            kstar = k
+    return kstar
+
+
+def _sides_cost(cum, total):  # pragma: no cover - compiled below
+    """Eq. (18) of a cut: ``(min_k cum[k] + min_k (total - cum)[k], k_left, k_right)``,
+    lowest index on ties (within ``_EPS``)."""
+    lk = 0
+    rk = 0
+    lmin = cum[0]
+    rmin = total[0] - cum[0]
+    for k in range(1, cum.shape[0]):
+        if cum[k] < lmin - _EPS:
+            lmin = cum[k]
+            lk = k
+        rv = total[k] - cum[k]
+        if rv < rmin - _EPS:
+            rmin = rv
+            rk = k
+    return lmin + rmin, lk, rk
+
+
+def _variance_gain(vcum, vtot, nl, size, vbase):  # pragma: no cover - compiled below
+    """Reduction of the rank vectors' squared error by a cut with ``nl`` of ``size`` left."""
+    sl = 0.0
+    sr = 0.0
+    for j in range(vcum.shape[0]):
+        sl += vcum[j] * vcum[j]
+        r = vtot[j] - vcum[j]
+        sr += r * r
+    return sl / nl + sr / (size - nl) - vbase
+
+
+_nb_sides_cost = numba.njit(_sides_cost, cache=True, nogil=True, inline="always")
+_nb_variance_gain = numba.njit(_variance_gain, cache=True, nogil=True, inline="always")
+
+
+def _best_split(X, order, lo, hi, data, full, node, scratch):  # pragma: no cover - compiled below
+    """The split of a node: ``(feature, position, threshold)``, feature -1 for a leaf.
+
+    ``data = (D, V)``; ``node = (total, vtot, leaf_cost)`` (:func:`_node_totals` and the
+    cost of the node as a leaf); ``scratch = (cum, vcum)`` of sizes K and m. The split of
+    eq. (18) when its two sides carry different rankings (and, ``full``, it lowers
+    ``leaf_cost``); else (``full``) the split of the largest reduction of the rank vectors'
+    squared error.
+    """
+    D, V = data
+    total, vtot, leaf_cost = node
+    cum, vcum = scratch
+    K = D.shape[1]
+    m = V.shape[1]
+    size = hi - lo
+    best_cost = np.inf
+    best_f = -1
+    best_p = -1
+    best_thr = 0.0
+    best_l = -1
+    best_r = -1
+    # fallback (full growth): largest reduction of the rank vectors' squared error
+    vbase = 0.0
+    for j in range(m):
+        vbase += vtot[j] * vtot[j]
+    vbase /= size
+    best_gain = _EPS * (1.0 + vbase)
+    gain_f = -1
+    gain_p = -1
+    gain_thr = 0.0
+    for f in range(X.shape[1]):
+        cum[:] = 0.0
+        vcum[:] = 0.0
+        for p in range(lo, hi - 1):
+            i = order[f, p]
+            for k in range(K):
+                cum[k] += D[i, k]
+            if full:
+                for j in range(m):
+                    vcum[j] += V[i, j]
+            xa = X[i, f]
+            xb = X[order[f, p + 1], f]
+            if xb <= xa:
+                continue
+            t = 0.5 * (xa + xb)
+            if t >= xb:  # adjacent floats: the midpoint rounds up
+                t = xa
+            c, lk, rk = _nb_sides_cost(cum, total)
+            if c < best_cost - _EPS:
+                best_cost, best_f, best_p, best_thr, best_l, best_r = c, f, p, t, lk, rk
+            if full:
+                g = _nb_variance_gain(vcum, vtot, p - lo + 1, size, vbase)
+                if g > best_gain:
+                    best_gain, gain_f, gain_p, gain_thr = g, f, p, t
+    if best_f >= 0 and best_l != best_r and (not full or best_cost < leaf_cost - _EPS):
+        return best_f, best_p, best_thr
+    if full and gain_f >= 0:
+        return gain_f, gain_p, gain_thr
+    return -1, -1, 0.0
+
+
+def _partition(
+    order, lo, hi, split_f, split_p, goes_left, buf
+):  # pragma: no cover - compiled below
+    """Split the node's segment ``lo:hi`` of every feature's order stably: the samples at
+    positions ``<= split_p`` of feature ``split_f`` first."""
+    for p in range(lo, hi):
+        goes_left[order[split_f, p]] = p <= split_p
+    for f in range(order.shape[0]):
+        a = lo
+        b = 0
+        for p in range(lo, hi):
+            i = order[f, p]
+            if goes_left[i]:
+                order[f, a] = i
+                a += 1
+            else:
+                buf[b] = i
+                b += 1
+        for q in range(b):
+            order[f, a + q] = buf[q]
+
+
+_nb_node_totals = numba.njit(_node_totals, cache=True, nogil=True)
+_nb_best_split = numba.njit(_best_split, cache=True, nogil=True)
+_nb_partition = numba.njit(_partition, cache=True, nogil=True)
+
+
+def _grow(
+    X, order, D, V, full, min_node, out, goes_left, buf
+):  # pragma: no cover - compiled below
     """Grow the tree; returns the number of nodes.
 
     ``X`` (n, d) float64; ``order`` (d, n) int64, row f = sample indices sorted by X[:, f]
@@ -57,7 +201,7 @@ def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # noqa: C901 - 
     (node sizes); ``goes_left`` (n,) bool and ``buf`` (n,) int64 scratch.
     """
     feat, thr, left, right, value, cost, count = out
-    n, d = X.shape
+    n = X.shape[0]
     K = D.shape[1]
     m = V.shape[1]
     stack_node = np.empty(2 * n + 2, dtype=np.int64)
@@ -77,121 +221,22 @@ def _grow(X, order, D, V, full, min_node, out, goes_left, buf):  # noqa: C901 - 
         node = stack_node[top]
         lo = stack_lo[top]
         hi = stack_hi[top]
-        size = hi - lo
-        count[node] = size
-        total[:] = 0.0
-        vtot[:] = 0.0
-        for p in range(lo, hi):
-            i = order[0, p]
-            for k in range(K):
-                total[k] += D[i, k]
-            if full:
-                for j in range(m):
-                    vtot[j] += V[i, j]
-        kstar = 0
-        for k in range(1, K):
-            if total[k] < total[kstar] - _EPS:
-                kstar = k
+        count[node] = hi - lo
+        kstar = _nb_node_totals(order, lo, hi, D, V, full, total, vtot)
         value[node] = kstar
         cost[node] = total[kstar]
         feat[node] = -1
         left[node] = -1
         right[node] = -1
-        if size <= min_node:
+        if hi - lo <= min_node:
             continue
-        best_cost = np.inf
-        best_f = -1
-        best_p = -1
-        best_thr = 0.0
-        best_l = -1
-        best_r = -1
-        # fallback (full growth): largest reduction of the rank vectors' squared error
-        vbase = 0.0
-        for j in range(m):
-            vbase += vtot[j] * vtot[j]
-        vbase /= size
-        best_gain = _EPS * (1.0 + vbase)
-        gain_f = -1
-        gain_p = -1
-        gain_thr = 0.0
-        for f in range(d):
-            cum[:] = 0.0
-            vcum[:] = 0.0
-            for p in range(lo, hi - 1):
-                i = order[f, p]
-                for k in range(K):
-                    cum[k] += D[i, k]
-                if full:
-                    for j in range(m):
-                        vcum[j] += V[i, j]
-                xa = X[i, f]
-                xb = X[order[f, p + 1], f]
-                if xb <= xa:
-                    continue
-                t = 0.5 * (xa + xb)
-                if t >= xb:  # adjacent floats: the midpoint rounds up
-                    t = xa
-                lk = 0
-                rk = 0
-                lmin = cum[0]
-                rmin = total[0] - cum[0]
-                for k in range(1, K):
-                    if cum[k] < lmin - _EPS:
-                        lmin = cum[k]
-                        lk = k
-                    rv = total[k] - cum[k]
-                    if rv < rmin - _EPS:
-                        rmin = rv
-                        rk = k
-                c = lmin + rmin
-                if c < best_cost - _EPS:
-                    best_cost = c
-                    best_f = f
-                    best_p = p
-                    best_thr = t
-                    best_l = lk
-                    best_r = rk
-                if full:
-                    nl = p - lo + 1
-                    sl = 0.0
-                    sr = 0.0
-                    for j in range(m):
-                        sl += vcum[j] * vcum[j]
-                        r = vtot[j] - vcum[j]
-                        sr += r * r
-                    g = sl / nl + sr / (size - nl) - vbase
-                    if g > best_gain:
-                        best_gain = g
-                        gain_f = f
-                        gain_p = p
-                        gain_thr = t
-        if best_f >= 0 and best_l != best_r and (not full or best_cost < total[kstar] - _EPS):
-            split_f = best_f
-            split_p = best_p
-            split_t = best_thr
-        elif full and gain_f >= 0:
-            split_f = gain_f
-            split_p = gain_p
-            split_t = gain_thr
-        else:
+        split_f, split_p, split_t = _nb_best_split(
+            X, order, lo, hi, (D, V), full, (total, vtot, total[kstar]), (cum, vcum)
+        )
+        if split_f < 0:
             continue
-        # split: partition every feature's segment stably
-        for p in range(lo, hi):
-            goes_left[order[split_f, p]] = p <= split_p
+        _nb_partition(order, lo, hi, split_f, split_p, goes_left, buf)
         n_left = split_p - lo + 1
-        for f in range(d):
-            a = lo
-            b = 0
-            for p in range(lo, hi):
-                i = order[f, p]
-                if goes_left[i]:
-                    order[f, a] = i
-                    a += 1
-                else:
-                    buf[b] = i
-                    b += 1
-            for q in range(b):
-                order[f, a + q] = buf[q]
         feat[node] = split_f
         thr[node] = split_t
         lc = n_nodes

@@ -17,14 +17,12 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
 from rankclust._restarts import restart_agreement, warn_if_disagree
 from rankclust.supervised._base import (
@@ -236,10 +234,7 @@ class FeatureKMeansRanking(SupervisedClusteringMixin, ValidatedParamsMixin, Base
         -------
         self : FeatureKMeansRanking
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         Xt = self._fit_scaler(X, self.standardize)
         km = _kmeans_restarts(self, Xt, K, rng)
         labels = km.labels_.astype(np.int64)
@@ -387,10 +382,7 @@ class NaiveKMeans(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator
         -------
         self : NaiveKMeans
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         Xt = self._fit_scaler(X, self.standardize)
         pos = rank_position_features(Y.ranks, self.partial_positions)
         Z = np.hstack([Xt, self.rank_weight * pos])

@@ -39,6 +39,7 @@ dimensionless and keep ``gamma``.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, ClassVar, NamedTuple
 
@@ -47,15 +48,14 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
+from rankclust._runs import FitRun
 from rankclust.models.plackett_luce import choice_stages, fit_scores, loglik_rows
 from rankclust.supervised._base import (
     _PL_ALPHA,
@@ -104,7 +104,113 @@ class SGDSettings(NamedTuple):
     printed_rule: bool  # eq. (30) as printed instead of the gradient
 
 
-def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 - compiled SGD sweep, one instance per step  # pragma: no cover
+def _memberships(X, i, protos, cluster, s2, a, gsum, g, logg):  # pragma: no cover - compiled below
+    """Feature side of instance ``i`` (eqs. 20-21): ``a`` (M,) the prototypes' unnormalised
+    weights, ``gsum`` (K,) their sums per cluster, ``g`` the memberships, ``logg`` their logs."""
+    M, d = protos.shape
+    K = g.shape[0]
+    amax = -np.inf
+    for p in range(M):
+        dist = 0.0
+        for j in range(d):
+            diff = X[i, j] - protos[p, j]
+            dist += diff * diff
+        a[p] = -dist / (2.0 * s2)
+        if a[p] > amax:
+            amax = a[p]
+    gsum[:] = 0.0
+    tot = 0.0
+    for p in range(M):
+        e = np.exp(a[p] - amax)
+        a[p] = e
+        gsum[cluster[p]] += e
+        tot += e
+    for k in range(K):
+        g[k] = gsum[k] / tot
+        logg[k] = np.log(gsum[k]) - np.log(tot) if gsum[k] > 0 else -np.inf
+
+
+def _pl_logliks(Z, orders, i, L, V, S, loge):  # pragma: no cover - compiled below
+    """Label side of instance ``i`` (eq. 23): ``loge[k]`` the PL log-likelihood of its ``L``
+    observed labels under cluster k; ``V``, ``S`` (K, m) the scaled scores and their suffix
+    sums (kept for the score step)."""
+    for k in range(Z.shape[0]):
+        loge[k] = 0.0
+        if L < 2:
+            continue
+        zmax = -np.inf
+        for c in range(L):
+            zc = Z[k, orders[i, c]]
+            if zc > zmax:
+                zmax = zc
+        acc = 0.0
+        for c in range(L - 1, -1, -1):
+            v = np.exp(Z[k, orders[i, c]] - zmax)
+            V[k, c] = v
+            acc += v
+            S[k, c] = acc
+        for c in range(L - 1):
+            loge[k] += np.log(V[k, c]) - np.log(S[k, c])
+
+
+def _posterior(logg, loge, h):  # pragma: no cover - compiled below
+    """E-step (eq. 29): ``h = softmax(logg + loge)``."""
+    K = h.shape[0]
+    bmax = -np.inf
+    for k in range(K):
+        h[k] = logg[k] + loge[k]
+        if h[k] > bmax:
+            bmax = h[k]
+    hs = 0.0
+    for k in range(K):
+        h[k] = np.exp(h[k] - bmax)
+        hs += h[k]
+    for k in range(K):
+        h[k] /= hs
+
+
+def _step_prototypes(X, i, model, a, gsum, g, h, gamma, s2, settings):  # pragma: no cover
+    """M-step v.1, corrected eq. (30): move every prototype towards (or away from) ``x_i``."""
+    protos, cluster, _ = model
+    d = protos.shape[1]
+    proto_gain, clip, printed_rule = settings.proto_gain, settings.clip, settings.printed_rule
+    for p in range(protos.shape[0]):
+        k = cluster[p]
+        if gsum[k] <= 0.0:
+            continue
+        r = a[p] / gsum[k]  # w_np / g_nk
+        if printed_rule:  # eq. (30) as printed: factor -(1 - h), not a gradient
+            coef = -proto_gain * gamma * r * (1.0 - h[k]) / s2
+        else:
+            coef = proto_gain * gamma * r * (h[k] - g[k]) / s2
+        if coef > clip:
+            coef = clip
+        elif coef < -clip:
+            coef = -clip
+        if coef != 0.0:
+            for j in range(d):
+                protos[p, j] += coef * (X[i, j] - protos[p, j])
+
+
+def _step_scores(Z, orders, i, L, V, S, h, gamma):  # pragma: no cover - compiled below
+    """Scores: gradient ascent, from the snapshot ``V``, ``S`` taken before this step."""
+    for k in range(Z.shape[0]):
+        inv = 0.0
+        for c in range(L):
+            inv += 1.0 / S[k, c]
+            Z[k, orders[i, c]] += gamma * h[k] * (1.0 - V[k, c] * inv)
+
+
+_nb_memberships = numba.njit(_memberships, cache=True, nogil=True, inline="always")
+_nb_pl_logliks = numba.njit(_pl_logliks, cache=True, nogil=True, inline="always")
+_nb_posterior = numba.njit(_posterior, cache=True, nogil=True, inline="always")
+_nb_step_prototypes = numba.njit(_step_prototypes, cache=True, nogil=True, inline="always")
+_nb_step_scores = numba.njit(_step_scores, cache=True, nogil=True, inline="always")
+
+
+def _sgd_epoch(
+    data, perm, model, t0, settings, H_given, H_out
+):  # pragma: no cover - compiled below
     """One pass of stochastic EM over the instances in the order ``perm``.
 
     Updates ``model.protos`` (M, d) and ``model.Z`` (K, m) in place and writes the
@@ -115,18 +221,7 @@ def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 -
     """
     X, orders, lengths = data
     protos, cluster, Z = model
-    (
-        gamma0,
-        gamma_T,
-        sigma0,
-        sigma_T,
-        clip,
-        proto_gain,
-        use_given_h,
-        update_scores,
-        printed_rule,
-    ) = settings
-    n, d = X.shape
+    n = X.shape[0]
     M = protos.shape[0]
     K, m = Z.shape
     a = np.empty(M)
@@ -140,93 +235,25 @@ def _sgd_epoch(data, perm, model, t0, settings, H_given, H_out):  # noqa: C901 -
     t = t0
     for idx in range(n):
         i = perm[idx]
-        gamma = gamma0 * gamma_T / (gamma_T + t)
-        sigma = sigma0 * sigma_T / (sigma_T + t)
+        gamma = settings.gamma0 * settings.gamma_T / (settings.gamma_T + t)
+        sigma = settings.sigma0 * settings.sigma_T / (settings.sigma_T + t)
         s2 = sigma * sigma
-        # feature side: prototype log-weights and cluster memberships g (eqs. 20-21)
-        amax = -np.inf
-        for p in range(M):
-            dist = 0.0
-            for j in range(d):
-                diff = X[i, j] - protos[p, j]
-                dist += diff * diff
-            a[p] = -dist / (2.0 * s2)
-            if a[p] > amax:
-                amax = a[p]
-        gsum[:] = 0.0
-        tot = 0.0
-        for p in range(M):
-            e = np.exp(a[p] - amax)
-            a[p] = e
-            gsum[cluster[p]] += e
-            tot += e
-        for k in range(K):
-            g[k] = gsum[k] / tot
-            logg[k] = np.log(gsum[k]) - np.log(tot) if gsum[k] > 0 else -np.inf
-        # label side: PL log-likelihood of the observed labels under every cluster (eq. 23)
+        _nb_memberships(X, i, protos, cluster, s2, a, gsum, g, logg)
         L = lengths[i]
-        for k in range(K):
-            loge[k] = 0.0
-            if L < 2:
-                continue
-            zmax = -np.inf
-            for c in range(L):
-                zc = Z[k, orders[i, c]]
-                if zc > zmax:
-                    zmax = zc
-            acc = 0.0
-            for c in range(L - 1, -1, -1):
-                v = np.exp(Z[k, orders[i, c]] - zmax)
-                V[k, c] = v
-                acc += v
-                S[k, c] = acc
-            for c in range(L - 1):
-                loge[k] += np.log(V[k, c]) - np.log(S[k, c])
-        # E-step (eq. 29)
-        if use_given_h:
+        _nb_pl_logliks(Z, orders, i, L, V, S, loge)
+        if settings.use_given_h:
             for k in range(K):
                 h[k] = H_given[i, k]
         else:
-            bmax = -np.inf
-            for k in range(K):
-                h[k] = logg[k] + loge[k]
-                if h[k] > bmax:
-                    bmax = h[k]
-            hs = 0.0
-            for k in range(K):
-                h[k] = np.exp(h[k] - bmax)
-                hs += h[k]
-            for k in range(K):
-                h[k] /= hs
+            _nb_posterior(logg, loge, h)
         for k in range(K):
             H_out[i, k] = h[k]
         if L < 2:
             t += 1  # no preference: h = g, the gradient is zero
             continue
-        # M-step v.1, corrected eq. (30): prototypes
-        for p in range(M):
-            k = cluster[p]
-            if gsum[k] <= 0.0:
-                continue
-            r = a[p] / gsum[k]  # w_np / g_nk
-            if printed_rule:  # eq. (30) as printed: factor -(1 - h), not a gradient
-                coef = -proto_gain * gamma * r * (1.0 - h[k]) / s2
-            else:
-                coef = proto_gain * gamma * r * (h[k] - g[k]) / s2
-            if coef > clip:
-                coef = clip
-            elif coef < -clip:
-                coef = -clip
-            if coef != 0.0:
-                for j in range(d):
-                    protos[p, j] += coef * (X[i, j] - protos[p, j])
-        # scores: gradient ascent, from the snapshot V, S taken before this step
-        if update_scores:
-            for k in range(K):
-                inv = 0.0
-                for c in range(L):
-                    inv += 1.0 / S[k, c]
-                    Z[k, orders[i, c]] += gamma * h[k] * (1.0 - V[k, c] * inv)
+        _nb_step_prototypes(X, i, model, a, gsum, g, h, gamma, s2, settings)
+        if settings.update_scores:
+            _nb_step_scores(Z, orders, i, L, V, S, h, gamma)
         t += 1
     return t
 
@@ -627,16 +654,12 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         -------
         self : PrototypePLMixture
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         Xt = np.ascontiguousarray(self._fit_scaler(X, self.standardize))
         n = Xt.shape[0]
         val_curve = None
         if self.validation_fraction is None:
             run = self._run(Xt, Y, K, rng, self.max_epochs)
-            best_epoch = run["best_epoch"]
         else:
             n_val = int(np.floor(self.validation_fraction * n))
             if n_val < 1 or n - n_val < K:
@@ -657,7 +680,7 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             search = self._run(
                 Xt[fit_rows], Y[fit_rows], K, search_rng, self.max_epochs, val=(Xt[val], Y[val])
             )
-            val_curve = search["val_curve"]
+            val_curve = search.val_curve
             # the epoch whose window of epochs has the lowest mean held-out loss; of equal
             # ones the latest, the most annealed (a small held-out set often reaches its
             # floor, e.g. 0 with separable rankings, epochs before the model does)
@@ -670,16 +693,15 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             run = self._run(
                 Xt, Y, K, rng, min(E + h, self.max_epochs), evaluate=False, select_from=E - h
             )
-            best_epoch = run["best_epoch"]
-            run["n_iter"], run["converged"] = search["n_iter"], search["converged"]
-            run["nll_curve"], run["loss_curve"] = search["nll_curve"], search["loss_curve"]
-        if not run["converged"]:
+            run.n_iter, run.converged = search.n_iter, search.converged
+            run.nll_curve, run.loss_curve = search.nll_curve, search.loss_curve
+        if not run.converged:
             warnings.warn(
                 f"PrototypePLMixture did not converge in max_epochs={self.max_epochs} epochs",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        protos, cluster, Z, H = run["protos"], run["cluster"], run["Z"], run["H"]
+        protos, cluster, Z, H = (run.params[k] for k in ("protos", "cluster", "Z", "H"))
         # a cluster none of whose prototypes is nearest to a training instance is empty
         # under the assignment rule: drop it with its prototypes, renumber the others
         keep, remap = used_clusters(_nearest(Xt, protos, cluster), K)
@@ -695,20 +717,20 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         self.responsibilities_ = H
         self._set_centers(positions_from_scores(Z))
         self._warn_fewer_clusters(K, "none of their prototypes is nearest to a training instance")
-        self.train_loss_ = run["loss"]
-        self.sigma0_ = float(run["sigma0"])
-        self.sigma_ = float(run["sigma"])
-        self.nll_curve_ = run["nll_curve"]
-        self.loss_curve_ = run["loss_curve"]
+        self.train_loss_ = run.objective
+        self.sigma0_ = float(run.sigma0)
+        self.sigma_ = float(run.sigma)
+        self.nll_curve_ = run.nll_curve
+        self.loss_curve_ = run.loss_curve
         self.validation_loss_curve_ = val_curve
-        self.n_iter_ = run["n_iter"]
-        self.best_epoch_ = int(best_epoch)
+        self.n_iter_ = run.n_iter
+        self.best_epoch_ = int(run.best_epoch)
         self.labels_ = self._predict_cluster(Xt)
         return self
 
-    def _run(  # noqa: C901 - the epoch loop with its stopping rules
+    def _run(
         self, Xt, Y, K, rng, max_epochs, *, evaluate=True, val=None, select_from=None
-    ) -> dict:
+    ) -> _PLRun:
         """Initialise and run up to ``max_epochs`` epochs of stochastic EM on ``(Xt, Y)``.
 
         ``evaluate=True``: the per-epoch likelihood and training loss, the stopping rule, and
@@ -718,7 +740,89 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         one of the lowest training loss_LR is returned (the refit).
         """
         n = Xt.shape[0]
-        m = Y.n_items
+        cluster, protos, Z, sigma0 = self._initial_model(Xt, Y.n_items, K, rng)
+        T = float(self.anneal) * n
+        proto_gain = sigma0**2 if self.prototype_step == "relative" else 1.0
+        settings = SGDSettings(
+            float(self.gamma0), T, float(sigma0), T, float(self.clip), proto_gain,
+            self.e_step == "batch", self.m_step == "v1", self.prototype_rule == "printed",
+        )  # fmt: skip
+        # compiled data: observed labels best first; PL stages for the vectorised evaluation
+        present = Y.ranks >= 0
+        lengths = present.sum(axis=1).astype(np.int64)
+        orders = np.ascontiguousarray(
+            np.argsort(np.where(present, Y.ranks, Y.n_items), axis=1, kind="stable").astype(
+                np.int64
+            )
+        )
+        data = SGDData(Xt, orders, lengths)
+        stages = choice_stages(Y)
+        informative = lengths >= 2
+        H = np.zeros((n, K))
+        H_given = np.zeros((n, K))
+        t = 0
+        best = (np.inf, None, None, None, 0)  # loss, protos, Z, H, epoch
+        run = _PLRun(objective=np.inf, n_iter=0, converged=not evaluate, sigma0=sigma0)
+        stop = _StoppingRule(self)
+        # the evaluation at the end of an epoch is at the parameters the next epoch starts
+        # from: keep its squared distances and PL log-likelihoods for the next epoch's
+        # "before" likelihood (at a new width) and batch E-step
+        D = LZ = None
+        if evaluate or self.e_step == "batch":
+            D, LZ = _sq_dists(Xt, protos), loglik_rows(stages, Z)
+        epoch = 0
+        for epoch in range(1, max_epochs + 1):
+            if self.e_step == "batch":
+                sigma_now = sigma0 * T / (T + t)
+                H_given = self._responsibilities(
+                    Xt, stages, protos, cluster, Z, sigma_now, D=D, LZ=LZ
+                )
+            perm = rng.permutation(n).astype(np.int64)
+            t = _nb_sgd_epoch(data, perm, SGDModel(protos, cluster, Z), t, settings, H_given, H)
+            self._m_step(stages, informative, H, Z)
+            if not evaluate:
+                if self.e_step == "batch" and epoch < max_epochs:
+                    D, LZ = _sq_dists(Xt, protos), loglik_rows(stages, Z)
+                if epoch >= select_from:
+                    loss = training_loss(
+                        distances_to_centers(Y, positions_from_scores(Z)),
+                        _nearest(Xt, protos, cluster),
+                        informative,
+                    )
+                    if loss < best[0]:
+                        best = (loss, protos.copy(), Z.copy(), H.copy(), epoch)
+                continue
+            sigma_now = sigma0 * T / (T + t)
+            D_prev, LZ_prev = D, LZ
+            D, LZ = _sq_dists(Xt, protos), loglik_rows(stages, Z)
+            nll = float(_nb_mean_nll(D, LZ, cluster, sigma_now))
+            centers = positions_from_scores(Z)
+            assign = _nearest(Xt, protos, cluster, D=D)
+            loss = training_loss(distances_to_centers(Y, centers), assign, informative)
+            run.nll_curve.append(nll)
+            run.loss_curve.append(loss)
+            if val is None:
+                if loss < best[0]:
+                    best = (loss, protos.copy(), Z.copy(), H.copy(), epoch)
+            else:
+                run.val_curve.append(_held_out_loss(val, protos, cluster, centers))
+            # sigma is an annealing schedule, not a parameter: the likelihood before this
+            # epoch's updates is compared at the same (current) width
+            before = None
+            if self.stop_on == "nll":
+                before = float(_nb_mean_nll(D_prev, LZ_prev, cluster, sigma_now))
+            if stop.done(epoch, nll, before, loss):
+                run.converged = True
+                break
+        if val is None:
+            loss, protos, Z, H, run.best_epoch = best
+        # else: the epoch is chosen by the caller from val_curve
+        run.objective, run.n_iter, run.sigma = loss, epoch, sigma0 * T / (T + t)
+        run.params = {"protos": protos, "cluster": cluster, "Z": Z, "H": H}
+        return run
+
+    def _initial_model(self, Xt, m, K, rng) -> tuple:
+        """``(cluster, protos, Z, sigma0)`` of a start (draws the prototypes, then Z)."""
         P = (
             max(1, self.prototype_budget // K)
             if self.prototype_budget is not None
@@ -733,121 +837,18 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
             # kernel starts soft whatever d is (sqrt(d) after standardisation)
             var = float(Xt.var(axis=0).sum())
             sigma0 = float(np.sqrt(var)) if var > 0 else 1.0
-        T = float(self.anneal) * n
-        proto_gain = sigma0**2 if self.prototype_step == "relative" else 1.0
+        return cluster, protos, Z, sigma0
 
-        # compiled data: observed labels best first; PL stages for the vectorised evaluation
-        present = Y.ranks >= 0
-        lengths = present.sum(axis=1).astype(np.int64)
-        orders = np.ascontiguousarray(
-            np.argsort(np.where(present, Y.ranks, m), axis=1, kind="stable").astype(np.int64)
-        )
-        stages = choice_stages(Y)
-        informative = lengths >= 2
-        if val is not None:
-            X_val, Y_val = val
-            informative_val = Y_val.lengths >= 2
-        H = np.zeros((n, K))
-        H_given = np.zeros((n, K))
-        t = 0
-        best = (np.inf, None, None, None, 0)
-        nll_curve: list[float] = []
-        loss_curve: list[float] = []
-        val_curve: list[float] = []
-        best_monitored = np.inf
-        stall = 0
-        converged = not evaluate  # the refit runs a fixed number of epochs
-        epoch = 0
-        # the evaluation at the end of an epoch is at the parameters the next epoch starts
-        # from: keep its squared distances and PL log-likelihoods for the next epoch's
-        # "before" likelihood (at a new width) and batch E-step
-        if evaluate or self.e_step == "batch":
-            D = _sq_dists(Xt, protos)
-            LZ = loglik_rows(stages, Z)
-        for epoch in range(1, max_epochs + 1):
-            sigma_now = sigma0 * T / (T + t)
-            if self.e_step == "batch":
-                H_given = self._responsibilities(
-                    Xt, stages, protos, cluster, Z, sigma_now, D=D, LZ=LZ
-                )
-            perm = rng.permutation(n).astype(np.int64)
-            settings = SGDSettings(
-                float(self.gamma0), T, float(sigma0), T, float(self.clip), proto_gain,
-                self.e_step == "batch", self.m_step == "v1", self.prototype_rule == "printed",
-            )  # fmt: skip
-            t = _nb_sgd_epoch(
-                SGDData(Xt, orders, lengths), perm, SGDModel(protos, cluster, Z), t, settings,
-                H_given, H,
-            )  # fmt: skip
-            if self.m_step == "v2":
-                for k in range(K):
-                    if H[informative, k].sum() > 0:
-                        Z[k], _, _ = fit_scores(
-                            stages, H[:, k], alpha=_PL_ALPHA, init=Z[k], max_iter=1
-                        )
-            Z -= Z.mean(axis=1, keepdims=True)
-            if not evaluate:
-                if self.e_step == "batch" and epoch < max_epochs:
-                    D = _sq_dists(Xt, protos)
-                    LZ = loglik_rows(stages, Z)
-                if epoch >= select_from:
-                    loss = training_loss(
-                        distances_to_centers(Y, positions_from_scores(Z)),
-                        _nearest(Xt, protos, cluster),
-                        informative,
+    def _m_step(self, stages, informative, H, Z) -> None:
+        """The scores' step after a sweep (in place): one MM step per cluster (M-step v.2),
+        then every cluster's log-scores centred."""
+        if self.m_step == "v2":
+            for k in range(Z.shape[0]):
+                if H[informative, k].sum() > 0:
+                    Z[k], _, _ = fit_scores(
+                        stages, H[:, k], alpha=_PL_ALPHA, init=Z[k], max_iter=1
                     )
-                    if loss < best[0]:
-                        best = (loss, protos.copy(), Z.copy(), H.copy(), epoch)
-                continue
-            D_prev, LZ_prev = D, LZ
-            sigma_now = sigma0 * T / (T + t)
-            D = _sq_dists(Xt, protos)
-            LZ = loglik_rows(stages, Z)
-            nll = float(_nb_mean_nll(D, LZ, cluster, sigma_now))
-            centers = positions_from_scores(Z)
-            assign = _nearest(Xt, protos, cluster, D=D)
-            loss = training_loss(distances_to_centers(Y, centers), assign, informative)
-            nll_curve.append(nll)
-            loss_curve.append(loss)
-            if val is None:
-                if loss < best[0]:
-                    best = (loss, protos.copy(), Z.copy(), H.copy(), epoch)
-            else:
-                val_curve.append(
-                    training_loss(
-                        distances_to_centers(Y_val, centers),
-                        _nearest(X_val, protos, cluster),
-                        informative_val,
-                    )
-                )
-            if self.stop_on == "nll":
-                # sigma is an annealing schedule, not a parameter: compare l(lambda) before
-                # and after this epoch's updates at the same (current) width; the curve of
-                # l at the current width rises whenever shrinking sigma sharpens the
-                # memberships, which is no sign of convergence
-                ref = float(_nb_mean_nll(D_prev, LZ_prev, cluster, sigma_now))
-                improved = ref - nll > self.tol
-            else:
-                # loss_LR uses the hard assignment and is comparable across epochs; it is
-                # noisy, so improvements count against the best value so far
-                improved = loss < best_monitored - self.tol
-                best_monitored = min(best_monitored, loss)
-            # stop after n_iter_no_change epochs in a row without an improvement of more
-            # than tol (n_iter_no_change=1 is the paper's literal rule)
-            stall = 0 if improved else stall + 1
-            if epoch >= self.min_epochs and stall >= self.n_iter_no_change:
-                converged = True
-                break
-        if val is None:
-            loss, protos, Z, H, best_epoch = best
-        else:
-            best_epoch = None  # chosen by the caller from val_curve
-        return {
-            "protos": protos, "cluster": cluster, "Z": Z, "H": H, "loss": loss,
-            "best_epoch": best_epoch, "sigma0": sigma0, "sigma": sigma0 * T / (T + t),
-            "nll_curve": nll_curve, "loss_curve": loss_curve, "val_curve": val_curve,
-            "n_iter": epoch, "converged": converged,
-        }  # fmt: skip
+        Z -= Z.mean(axis=1, keepdims=True)
 
     @staticmethod
     def _joint(Xt, stages, protos, cluster, Z, sigma, D=None, LZ=None) -> np.ndarray:
@@ -883,6 +884,55 @@ class PrototypePLMixture(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         loaded.float_attr(self, "sigma0_", low=0.0)
         if self.sigma_ <= 0.0 or p < 1:
             raise ValueError("sigma_: must be positive, with at least one prototype")
+
+
+@dataclass(kw_only=True)
+class _PLRun(FitRun):
+    """A run of :meth:`PrototypePLMixture._run`: ``objective`` is the training loss_LR of the
+    kept epoch, ``params`` its ``protos``, ``cluster``, ``Z`` and ``H``; the curves hold one
+    value per epoch (empty for the refit, which does not evaluate)."""
+
+    sigma0: float
+    sigma: float = 0.0
+    best_epoch: int | None = None
+    nll_curve: list = field(default_factory=list)
+    loss_curve: list = field(default_factory=list)
+    val_curve: list = field(default_factory=list)
+
+
+class _StoppingRule:
+    """Stop after ``n_iter_no_change`` epochs in a row without an improvement of more than
+    ``tol`` (``n_iter_no_change=1`` is the paper's literal rule), not before ``min_epochs``.
+
+    ``stop_on="nll"`` compares the likelihood before and after the epoch's updates at the
+    current width (the curve of the likelihood at the current width rises whenever shrinking
+    sigma sharpens the memberships, which is no sign of convergence); ``"loss"`` compares the
+    hard-assignment loss_LR, comparable across epochs but noisy, against its best so far.
+    """
+
+    def __init__(self, est: PrototypePLMixture) -> None:
+        self.est = est
+        self.best = np.inf
+        self.stall = 0
+
+    def done(self, epoch: int, nll: float, nll_before: float | None, loss: float) -> bool:
+        """Whether the run stops after ``epoch`` (``nll_before``: for ``stop_on="nll"``)."""
+        est = self.est
+        if est.stop_on == "nll":
+            improved = nll_before - nll > est.tol
+        else:
+            improved = loss < self.best - est.tol
+            self.best = min(self.best, loss)
+        self.stall = 0 if improved else self.stall + 1
+        return epoch >= est.min_epochs and self.stall >= est.n_iter_no_change
+
+
+def _held_out_loss(val, protos, cluster, centers) -> float:
+    """loss_LR of the held-out rows ``val = (X_val, Y_val)`` under the current model."""
+    X_val, Y_val = val
+    return training_loss(
+        distances_to_centers(Y_val, centers), _nearest(X_val, protos, cluster), Y_val.lengths >= 2
+    )
 
 
 def _init_prototypes(

@@ -26,7 +26,6 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._compiled import closest_extension
@@ -34,7 +33,6 @@ from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
 from rankclust.consensus import generalized_borda_votes
 from rankclust.models.mallows import most_probable_extension
@@ -263,10 +261,7 @@ class RankClusteringTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEs
         -------
         self : RankClusteringTree
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         Xt = self._fit_scaler(X, self.standardize)
         self.clusterer_ = None
         if self.clusterer == "naive":

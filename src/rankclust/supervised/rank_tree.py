@@ -24,16 +24,15 @@ import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import (
     Interval,
     StrOptions,
     ValidatedParamsMixin,
-    check_n_clusters,
 )
 from rankclust._restarts import restart_agreement, warn_if_disagree
+from rankclust._runs import FitRun, best_index
 from rankclust.consensus import generalized_borda_votes
 from rankclust.rankings import Rankings
 from rankclust.supervised._base import (
@@ -384,10 +383,7 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         -------
         self : RankTree
         """
-        self._validate_params()
-        X, Y = self._check_fit_data(X, Y)
-        K = check_n_clusters(self.n_clusters, X.shape[0])
-        rng = check_random_state(self.random_state)
+        X, Y, K, rng = self._begin_fit(X, Y)
         self.scaler_ = None  # trees are invariant to monotone feature scaling
         if self.mode == "prune":
             return self._fit_prune(X, Y, K, rng)
@@ -399,16 +395,17 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
                 grow = np.ones(X.shape[0], dtype=bool)
                 grow[rng.permutation(X.shape[0])[:n_val]] = False
         runs = [self._iterate_once(X, Y, K, rng, grow) for _ in range(self.n_init)]
-        i_best = int(np.argmin([run[0] for run in runs]))  # the first of equal losses
-        loss, tree, centers, curve, n_iter, converged = runs[i_best]
-        if not converged:
+        i_best = best_index(runs)  # the first of equal losses
+        best = runs[i_best]
+        tree, centers = best.params["tree"], best.params["centers"]
+        if not best.converged:
             warnings.warn(
                 f"RankTree(mode='iterate') did not converge in max_iter={self.max_iter} rounds",
                 ConvergenceWarning,
                 stacklevel=2,
             )
         self.n_init_agreeing_, n_near = restart_agreement(
-            [run[0] for run in runs], lambda i: runs[i][1].predict(X), i_best
+            [run.objective for run in runs], lambda i: runs[i].params["tree"].predict(X), i_best
         )
         warn_if_disagree("RankTree", self.n_init_agreeing_, n_near, self.n_init)
         # a ranking no leaf carries is an empty cluster: drop it, renumber the others
@@ -419,9 +416,9 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         self.tree_ = tree
         self._set_centers(centers)
         self._warn_fewer_clusters(K, "no leaf of the tree carries their ranking")
-        self.train_loss_ = loss
-        self.loss_curve_ = curve
-        self.n_iter_ = n_iter
+        self.train_loss_ = best.objective
+        self.loss_curve_ = best.params["curve"]
+        self.n_iter_ = best.n_iter
         self.labels_ = tree.predict(X)
         return self
 
@@ -432,8 +429,11 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
         K: int,
         rng: np.random.RandomState,
         grow: np.ndarray | None = None,
-    ):
-        """One start of Algorithm 1; returns (loss, tree, centers, curve, n_iter, converged).
+    ) -> FitRun:
+        """One start of Algorithm 1: the model of the lowest training loss of the rounds.
+
+        The run's ``objective`` is that loss; its ``params`` are the ``tree``, the
+        ``centers`` (K, m) and the ``curve`` of the loss of every round.
 
         ``grow`` (n,) bool: grow the tree on these rows and prune it on the others (step 5);
         None grows on all rows without pruning. The centres and the loss use all rows.
@@ -478,7 +478,13 @@ class RankTree(SupervisedClusteringMixin, ValidatedParamsMixin, BaseEstimator):
                 break
             prev = loss
             centers = new
-        return best[0], best[1], best[2], curve, n_iter, converged
+        loss, tree, centers = best
+        return FitRun(
+            objective=loss,
+            n_iter=n_iter,
+            converged=converged,
+            params={"tree": tree, "centers": centers, "curve": curve},
+        )
 
     def _fit_prune(
         self, X: np.ndarray, Y: Rankings, K: int, rng: np.random.RandomState
