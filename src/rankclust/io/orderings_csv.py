@@ -219,7 +219,7 @@ def read_orderings_csv(
     >>> R = read_orderings_csv(io.StringIO("Rank_1,Rank_2,Rank_3\\n3,1,0\\n2,1,3\\n"))
     >>> R.ranks
     array([[ 1, -1,  0],
-           [ 1,  0,  2]])
+           [ 1,  0,  2]], dtype=int8)
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")

@@ -287,7 +287,7 @@ def read_preflib(
     >>> R = read_preflib(io.StringIO(text))
     >>> R.ranks
     array([[ 1,  0, -1],
-           [ 1,  1,  0]])
+           [ 1,  1,  0]], dtype=int8)
     >>> R.weights
     array([3., 2.])
     """

@@ -139,7 +139,7 @@ def read_sushi_order(
     >>> R = read_sushi_order(io.StringIO("4 1\\n0 2 3 1\\n0 3 0 1 2\\n"))
     >>> R.ranks
     array([[-1,  1, -1,  0],
-           [ 0,  1,  2, -1]])
+           [ 0,  1,  2, -1]], dtype=int8)
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
