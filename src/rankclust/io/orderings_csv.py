@@ -32,7 +32,7 @@ from rankclust.io._common import (
     _source_name,
     _TextSink,
 )
-from rankclust.rankings import KINDS, Rankings
+from rankclust.rankings import KINDS, Rankings, rank_dtype
 
 __all__ = [
     "read_orderings_csv",
@@ -270,7 +270,8 @@ def read_orderings_csv(
     problems.warn(stacklevel=2)
     keep = ~bad
     item, filled = item[keep], filled[keep]
-    ranks = np.full((item.shape[0], n_items), -1, dtype=np.int64)
+    # positions are columns (< width): a type holding both is compact and cannot wrap
+    ranks = np.full((item.shape[0], n_items), -1, dtype=rank_dtype(max(n_items, width)))
     r, p = np.nonzero(filled)
     ranks[r, item[r, p]] = p
     return Rankings(ranks, kind=kind, items=items)
