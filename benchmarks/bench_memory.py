@@ -121,8 +121,8 @@ def speed(n: int, repeats: int) -> dict:
         ).fit(R)
 
     cases = {
-        "pairwise_counts(labels=...)": lambda R: lambda: R.pairwise_counts(
-            labels=labels, n_groups=K
+        "pairwise_counts(labels=...)": lambda R: (
+            lambda: R.pairwise_counts(labels=labels, n_groups=K)
         ),
         "chain_orders": lambda R: lambda: chain_orders(R),
         "ChainKMeans fit, 1 Lloyd iteration": lloyd,
