@@ -375,3 +375,37 @@ def test_dask_chunks_are_compact():
     np.testing.assert_array_equal(got.ranks, u.ranks)
     np.testing.assert_array_equal(got.weights, u.weights)
     assert offsets[-1] == u.n_rankings and total == 30.0
+
+
+@pytest.mark.parametrize("m", [127, 128])
+def test_boundary_results_identical(m):
+    """At the int8 / int16 boundary, with position differences and squares near their
+    largest (reversed permutations), every result equals the int64 one."""
+    from rankclust import consensus, distances
+    from rankclust.cluster import ChainKMeans
+    from rankclust.models import Mallows, PlackettLuce
+
+    rng = np.random.default_rng(m)
+    perms = np.array([rng.permutation(m) for _ in range(10)])
+    ranks = np.vstack([perms, perms[:, ::-1], np.where(perms < m // 3, perms, -1)])
+
+    def run(R):
+        full = R[:20]
+        out = {
+            metric: distances.pairwise_distances(full, metric=metric)
+            for metric in sorted(distances.DISTANCES)
+        }
+        out["paired"] = {
+            metric: distances.paired_distances(full, full[::-1], metric=metric)
+            for metric in sorted(distances.DISTANCES)
+        }
+        out["to_center"] = distances.kendall_distances(R, np.arange(m)[::-1])
+        out["votes"] = consensus.generalized_borda_votes(R)
+        out["top_counts"] = R.with_kind("top").pairwise_counts()
+        out["mallows"] = Mallows().fit(full).theta_
+        out["pl"] = PlackettLuce().fit(R).scores_
+        out["chains"] = ChainKMeans(n_clusters=2, n_init=2, random_state=0).fit(R).labels_
+        return out
+
+    a, b = _both(run, ranks)
+    _same(a, b)
