@@ -686,8 +686,12 @@ class Rankings:
 
     @property
     def lengths(self) -> np.ndarray:
-        """Number of present items per ranking, shape (n,)."""
-        return (self._ranks >= 0).sum(axis=1)
+        """Number of present items per ranking, shape (n,), int64."""
+        out = np.empty(self.n_rankings, dtype=np.int64)
+        for a in range(0, self.n_rankings, _BLOCK_ROWS):  # no (n, m) boolean temporary
+            b = a + _BLOCK_ROWS
+            np.sum(self._ranks[a:b] >= 0, axis=1, out=out[a:b])
+        return out
 
     @property
     def rank_dtype(self) -> np.dtype:
