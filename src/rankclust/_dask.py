@@ -430,7 +430,9 @@ class ChunkedRankings:
         """From a ``dask.array`` of 1-based ranks, shape (n, m), 0 or NaN for a missing item.
 
         The format of :meth:`Rankings.from_ranks`, chunked by rows (column chunks are
-        merged). ``weights`` is an optional array of shape (n,) (numpy or Dask).
+        merged). ``weights`` is an optional array of shape (n,) (numpy or Dask). Each chunk
+        is stored in the compact rank type (:func:`~rankclust.rankings.rank_dtype`: one byte
+        per cell up to 127 items), so an int8 array of ranks costs the same in the workers.
         """
         dask = import_dask()
         da = dask.array
