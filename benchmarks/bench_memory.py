@@ -100,11 +100,12 @@ def _median_time(fn, repeats: int) -> list[float]:
     return times
 
 
-def speed(n: int, repeats: int) -> dict:
+def speed(n: int, repeats: int, with_unique: bool = True) -> dict:
     """Kernels on int64 against compact storage, interleaved in this process."""
     from rankclust import Rankings
     from rankclust.cluster import ChainKMeans, make_planted_chains
     from rankclust.cluster._base import chain_orders
+    from rankclust.cluster.chains import _nb_assign_chains
     from rankclust.rankings import _force_rank_dtype
 
     R0, _ = make_planted_chains(n, n_items=N_ITEMS, length=LENGTHS, n_clusters=K, random_state=0)
@@ -120,14 +121,26 @@ def speed(n: int, repeats: int) -> dict:
             n_clusters=K, init="random_partition", n_init=1, max_iter=1, tol=0.0, random_state=0
         ).fit(R)
 
+    cost = np.random.default_rng(1).random((N_ITEMS, N_ITEMS, K))
+    prev = np.full(n, -1, dtype=np.int64)
+
+    def assign(R):
+        orders, lengths = chain_orders(R)
+        if R.ranks.dtype == np.int64:
+            orders = orders.astype(np.int32)  # the type chain_orders had before
+        new, dist = np.empty(n, dtype=np.int64), np.empty(n)
+        return lambda: _nb_assign_chains(orders, lengths, cost, prev, new, dist)
+
     cases = {
         "pairwise_counts(labels=...)": lambda R: (
             lambda: R.pairwise_counts(labels=labels, n_groups=K)
         ),
         "chain_orders": lambda R: lambda: chain_orders(R),
         "ChainKMeans fit, 1 Lloyd iteration": lloyd,
-        "Rankings.unique": lambda R: lambda: R.unique(),
+        "assignment kernel (orders int32 before, compact now)": assign,
     }
+    if with_unique:
+        cases["Rankings.unique"] = lambda R: lambda: R.unique()
     out = {}
     for name, make in cases.items():
         f64, f8 = make(R64), make(R8)
@@ -149,6 +162,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None, help="cache of the generated .npy")
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--no-unique", action="store_true", help="skip the slow Rankings.unique")
     ap.add_argument("--child", type=Path, default=None)
     ap.add_argument("--generate", action="store_true", help="only write the data file")
     args = ap.parse_args()
@@ -156,7 +170,7 @@ def main() -> None:
         print(json.dumps(child(args.child, args.iters)))
         return
     if args.speed:
-        print(json.dumps(speed(args.n, args.repeats), indent=1))
+        print(json.dumps(speed(args.n, args.repeats, not args.no_unique), indent=1))
         return
     path = args.data or Path(f"/tmp/rankclust_chains_{args.n}.npy")
     if not path.exists():  # in a child: this process stays small (children inherit its peak)
