@@ -409,3 +409,24 @@ def test_boundary_results_identical(m):
 
     a, b = _both(run, ranks)
     _same(a, b)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), kind=st.sampled_from(["subset", "top"]))
+def test_inference_identical(seed, kind):
+    """Simulation from a fitted mixture and the goodness-of-fit tables (with a small
+    parametric bootstrap) do not depend on the storage type."""
+    from rankclust.cluster import MallowsMixture
+    from rankclust.inference import goodness_of_fit
+    from rankclust.inference.bootstrap import sample_like
+
+    ranks = _random_ranks(seed, 40, 5, ties=False, missing=True)
+
+    def run(R):
+        est = MallowsMixture(n_components=2, n_init=2, random_state=0).fit(R)
+        gof = goodness_of_fit(est, R, n_bootstrap=3, refit=False, random_state=0)
+        tables = [(c.observed, c.expected) for c in [gof.overall, *gof.clusters]]
+        return sample_like(est, R, random_state=0), tables, gof.p_values
+
+    a, b = _both(run, ranks, kind=kind)
+    _same(a, b)
