@@ -178,7 +178,7 @@ def test_every_generator_is_in_datasets_and_still_at_its_old_path():
 
 
 # --------------------------------------------------------------------- decisions.md references
-_CITED = re.compile(r"decisions\.md[ ,]+([GCUBX]\d+)(?:-([GCUBX]\d+))?")
+_CITED = re.compile(r"decisions\.md[ ,]+([GCUBXS]\d+)(?:-([GCUBXS]\d+))?")
 _LINKED = re.compile(r"\(decisions\.md#([a-z0-9-]+)\)")
 _SPEC = re.compile(r"\bspec\b|\bspec's|specs/|reading aid", re.IGNORECASE)
 
@@ -192,7 +192,7 @@ def _cited_texts() -> dict[str, str]:
 
 def _decision_anchors() -> set[str]:
     text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
-    labels = set(re.findall(r"^### ([GCUBX]\d+)\. .* \{#([a-z]\d+)\}$", text, re.MULTILINE))
+    labels = set(re.findall(r"^### ([GCUBXS]\d+)\. .* \{#([a-z]\d+)\}$", text, re.MULTILINE))
     assert all(label.lower() == anchor for label, anchor in labels)
     return {label for label, _ in labels}
 
@@ -210,7 +210,7 @@ def test_every_cited_decision_exists():
     cited, missing = 0, []
     for path, body in _cited_texts().items():
         for first, last in _CITED.findall(body):
-            for label in filter(None, (first, last and first[0] + last.lstrip("GCUBX"))):
+            for label in filter(None, (first, last and first[0] + last.lstrip("GCUBXS"))):
                 cited += 1
                 if label not in labels:
                     missing.append(f"{path}: {label}")

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from rankclust._param_validation import check_sample_weight, check_weight_shape
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, check_rankings, rank_dtype
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -430,7 +430,9 @@ class ChunkedRankings:
         """From a ``dask.array`` of 1-based ranks, shape (n, m), 0 or NaN for a missing item.
 
         The format of :meth:`Rankings.from_ranks`, chunked by rows (column chunks are
-        merged). ``weights`` is an optional array of shape (n,) (numpy or Dask).
+        merged). ``weights`` is an optional array of shape (n,) (numpy or Dask). Each chunk
+        is stored in the compact rank type (:func:`~rankclust.rankings.rank_dtype`: one byte
+        per cell up to 127 items), so an int8 array of ranks costs the same in the workers.
         """
         dask = import_dask()
         da = dask.array
@@ -572,7 +574,9 @@ class ChunkedRankings:
         dask = import_dask()
         parts = [p for p in dask.compute(*self.chunks) if p.n_rankings]
         if not parts:
-            return Rankings(np.empty((0, self.n_items), dtype=np.int64), kind=self.kind)
+            return Rankings(
+                np.empty((0, self.n_items), dtype=rank_dtype(self.n_items)), kind=self.kind
+            )
         return Rankings.concatenate(parts)
 
     def map_rows(self, fn: Callable, tail: tuple = (), dtype: Any = np.float64, **kwargs: Any):
@@ -648,10 +652,12 @@ def as_chunked(
 # distinct rankings by a sample sort
 # --------------------------------------------------------------------------------------------
 def _struct(ranks: np.ndarray) -> np.ndarray:
-    """Rows viewed as records of int64 fields: numpy compares records lexicographically."""
+    """Rows viewed as records of signed integer fields (the compact rank type: no widened
+    copy of a chunk): numpy compares records lexicographically."""
     m = ranks.shape[1]
-    dt = np.dtype([(f"f{j}", np.int64) for j in range(m)])
-    return np.ascontiguousarray(ranks, dtype=np.int64).view(dt).reshape(-1)
+    t = rank_dtype(m)
+    dt = np.dtype([(f"f{j}", t) for j in range(m)])
+    return np.ascontiguousarray(ranks, dtype=t).view(dt).reshape(-1)
 
 
 def _local_unique(R: Rankings) -> Rankings:

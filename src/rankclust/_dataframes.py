@@ -254,7 +254,7 @@ def rankings_to_dataframe(
         index = np.asarray(index)
         if index.shape != (n,):
             raise ValueError(f"index must have shape ({n},), got {index.shape}")
-    ranks = R.to_ranks()
+    ranks = R.to_ranks().astype(np.int64)  # frames keep int64 columns (compact storage aside)
     if layout == "wide":
         if R.is_weighted and weight in labels:
             raise ValueError(f"an item is named {weight!r}: pass weight=<another column name>")

@@ -13,7 +13,7 @@ limit                  default         what it bounds
 ``max_input_bytes``    128 MiB         bytes of (decompressed) text a reader reads
 ``max_rows``           5,000,000       data rows (rankings, users, instances) per file
 ``max_items``          100,000         items / alternatives / labels / categories
-``max_cells``          2**27 (134 M)   rows x items of the rank matrix (1 GiB as int64)
+``max_cells``          2**27 (134 M)   rows x items of the rank matrix (128 MiB as int8)
 =====================  ==============  ==================================================
 
 The defaults accept every data set in the project's data directory with room to spare (the

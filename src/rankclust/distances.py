@@ -330,7 +330,8 @@ def _as_positions(x: Any, name: str, n_items: int | None = None) -> np.ndarray:
 def _as_center(center: Any, n_items: int, *, complete: bool, metric: str) -> np.ndarray:
     """A centre as dense effective positions (read as ``kind="subset"``), shape (1, m)."""
     c = _as_positions(center, "center", n_items)
-    dense = np.array(Rankings(c[None, :]).ranks)  # dense re-numbering, writable copy
+    # dense re-numbering; a writable int64 copy, the type of _effective_positions
+    dense = np.array(Rankings(c[None, :]).ranks, dtype=np.int64)
     if complete:
         _require_complete(dense, "center", metric)
     return dense

@@ -10,6 +10,14 @@ A collection of ``n`` rankings over ``m`` items is stored as an integer **rank m
 * equal positions mean a tie (a bucket order). Positions are stored *dense*: the present items
   of a row occupy the positions ``0, 1, ..., b - 1`` where ``b`` is the number of buckets.
 
+The matrix is stored in the smallest signed integer type that holds ``m`` (:func:`rank_dtype`:
+int8 for ``m <= 127``, int16 up to 32,767, int32, int64): positions ``-1 .. m - 1``, the 1-based
+ranks ``0 .. m`` of :meth:`Rankings.to_ranks` and the difference of two positions all fit, so
+10**7 rankings of 50 items take 0.5 GB instead of 4 GB. Anything else (a sum, a product, a
+position plus an offset, a sentinel beyond ``m``) must be computed in a wider type: numpy keeps
+``int8 + python int`` in int8 and wraps silently. Numba kernels read the compact matrix directly
+(numba widens every scalar operation on small integers to int64).
+
 ``kind`` says what an absent item means:
 
 * ``"subset"`` -- a chain: absent items are *unknown* (missing labels in label ranking, chains in
@@ -44,13 +52,65 @@ from rankclust._param_validation import (
     check_sample_weight,
     check_weight_total,
     validate_arguments,
+    validate_params,
 )
 
-__all__ = ["KINDS", "MAX_PAIRWISE_BYTES", "MAX_RANK_MATRIX_BYTES", "Rankings", "check_rankings"]
+__all__ = [
+    "KINDS",
+    "MAX_PAIRWISE_BYTES",
+    "MAX_RANK_MATRIX_BYTES",
+    "Rankings",
+    "check_rankings",
+    "rank_dtype",
+]
 
 KINDS = ("subset", "top")
 _N_ITEMS = [None, Interval(Integral, 0, None)]  # the n_items argument of the constructors
 Kind = Literal["subset", "top"]
+
+#: Rows converted at a time when a rank matrix is validated and re-numbered: bounds the int64
+#: working copy to ``_BLOCK_ROWS x m`` whatever the size of the input.
+_BLOCK_ROWS = 1 << 16
+
+# a forced storage dtype (tests and benchmarks compare int64 against compact storage)
+_FORCED_DTYPE: np.dtype | None = None
+
+
+def rank_dtype(n_items: int) -> np.dtype:
+    """The integer type of a rank matrix over ``n_items`` items: the smallest that holds it.
+
+    int8 for ``n_items <= 127``, int16 up to 32,767, int32 up to 2**31 - 1, else int64. The
+    bound keeps the 1-based ranks ``0 .. m`` (:meth:`Rankings.to_ranks`) and the difference of
+    two positions within the type.
+
+    Examples
+    --------
+    >>> rank_dtype(50), rank_dtype(127), rank_dtype(128)
+    (dtype('int8'), dtype('int8'), dtype('int16'))
+    """
+    if _FORCED_DTYPE is not None:
+        return _FORCED_DTYPE
+    for t in (np.int8, np.int16, np.int32):
+        if n_items <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
+
+class _force_rank_dtype:
+    """Context manager: store every Rankings built inside in ``dtype`` (private; for tests that
+    compare compact storage against int64 and for benchmarks that time both)."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = None if dtype is None else np.dtype(dtype)
+
+    def __enter__(self) -> None:
+        global _FORCED_DTYPE
+        self._saved = _FORCED_DTYPE
+        _FORCED_DTYPE = self.dtype
+
+    def __exit__(self, *exc: Any) -> None:
+        global _FORCED_DTYPE
+        _FORCED_DTYPE = self._saved
 
 
 # --------------------------------------------------------------------------------------------
@@ -59,7 +119,7 @@ Kind = Literal["subset", "top"]
 def _pair_counts_soft(ranks, weights, out):  # pragma: no cover - compiled below
     """Accumulate ``out[k, u, v] += weights[i, k]`` for every row i with u above v.
 
-    Only pairs of *present* items are counted. ``ranks`` (n, m) int64, ``weights`` (n, K)
+    Only pairs of *present* items are counted. ``ranks`` (n, m) any integer type, ``weights`` (n, K)
     float64, ``out`` (K, m, m) float64, zero-initialised by the caller.
     """
     n, m = ranks.shape
@@ -134,19 +194,40 @@ def _dense_positions(ranks: np.ndarray) -> np.ndarray:
 
     Absent entries (negative) stay -1. Rows that already hold the positions 0..l-1 (the common
     case: permutations and top-t lists) are checked in one O(n m) pass and kept as they are;
-    only the others are sorted. O(n m log m) time in the worst case, O(n m) memory.
+    only the others are sorted. O(n m log m) time in the worst case, O(n m) memory. Returns
+    int64 (or ``ranks`` itself, of its own type, when every row is already dense and
+    ``ranks`` is a contiguous integer array).
     """
     n, m = ranks.shape
-    ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+    ranks = np.ascontiguousarray(ranks)
     if n == 0 or m == 0:
-        return ranks.copy()
+        return ranks
     dense_rows = np.empty(n, dtype=np.bool_)
     _nb_rows_already_dense(ranks, dense_rows)
     if dense_rows.all():
-        return ranks.copy()
-    out = ranks.copy()
+        return ranks
+    out = ranks.astype(np.int64)
     todo = ~dense_rows
-    out[todo] = _sort_dense_positions(ranks[todo])
+    out[todo] = _sort_dense_positions(out[todo])
+    return out
+
+
+def _compact_rank_matrix(arr: np.ndarray, convert: Any, m: int | None = None) -> np.ndarray:
+    """Validate, re-number and store a rank matrix in :func:`rank_dtype` block by block.
+
+    ``convert(block, first_row)`` turns a block of input rows into int64 positions (``-1``
+    absent) and raises the row-naming errors; it sees at most ``_BLOCK_ROWS`` rows, so the
+    int64 working copy stays small whatever the size of ``arr``. O(n m log m) time in the
+    worst case; memory: the compact result plus one block.
+    """
+    n = arr.shape[0]
+    m = arr.shape[1] if m is None else m
+    dtype = rank_dtype(m)
+    check_alloc(float(dtype.itemsize) * n * m, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+    out = np.empty((n, m), dtype=dtype)
+    for a in range(0, n, _BLOCK_ROWS):
+        b = min(n, a + _BLOCK_ROWS)
+        out[a:b] = _dense_positions(convert(arr[a:b], a))
     return out
 
 
@@ -191,8 +272,10 @@ class Rankings:
 
     Attributes
     ----------
-    ranks : ndarray of int64, shape (n_rankings, n_items)
-        The rank matrix (read-only view).
+    ranks : ndarray of int8, int16, int32 or int64, shape (n_rankings, n_items)
+        The rank matrix, read-only, in the smallest signed integer type that holds ``n_items``
+        (:func:`rank_dtype`: int8 up to 127 items). Widen before arithmetic that can leave the
+        range ``-m .. m`` (sums, products, offsets).
     kind : str
     weights : ndarray of float64, shape (n_rankings,)
         Ones when the data were given without weights (see :attr:`is_weighted`).
@@ -204,7 +287,8 @@ class Rankings:
 
     Notes
     -----
-    Construction is O(n m log m) time and O(n m) memory.
+    Construction is O(n m log m) time and O(n m) memory: the compact matrix (n m bytes for
+    up to 127 items) plus a working block of 65,536 rows.
 
     Examples
     --------
@@ -212,7 +296,7 @@ class Rankings:
     >>> R = Rankings.from_orderings([[2, 0, 1], [0, 1]], n_items=3, kind="top")
     >>> R.ranks
     array([[ 1,  2,  0],
-           [ 0,  1, -1]])
+           [ 0,  1, -1]], dtype=int8)
     >>> R.pairwise_counts()
     array([[0., 2., 1.],
            [0., 0., 1.],
@@ -230,9 +314,9 @@ class Rankings:
         weights: Any = None,
         items: Sequence[str] | None = None,
     ) -> None:
-        arr = _as_rank_matrix(ranks)
+        arr = _as_2d(ranks, allow_nan=False)
         n, m = arr.shape
-        self._ranks = _dense_positions(arr)
+        self._ranks = _compact_rank_matrix(arr, _positions_block)
         self._ranks.setflags(write=False)
         self._kind = kind
         self._weights = _check_weights(weights, n)
@@ -277,9 +361,9 @@ class Rankings:
         Examples
         --------
         >>> Rankings.from_orderings([[1, (0, 2)]]).ranks
-        array([[1, 0, 1]])
-        >>> Rankings.from_orderings([["b", "a"]], items=["a", "b", "c"]).ranks
-        array([[ 1,  0, -1]])
+        array([[1, 0, 1]], dtype=int8)
+        >>> Rankings.from_orderings([["b", "a"]], items=["a", "b", "c"]).ranks.tolist()
+        [[1, 0, -1]]
         """
         if is_dataframe(orderings):
             orderings = _dataframe_orderings(orderings)
@@ -317,8 +401,9 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else max_item + 1
         n_items = int(n_items)
-        check_alloc(8.0 * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
-        ranks = np.full((len(rows), n_items), -1, dtype=np.int64)
+        dtype = rank_dtype(n_items)
+        check_alloc(dtype.itemsize * len(rows) * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+        ranks = np.full((len(rows), n_items), -1, dtype=dtype)
         for i, row in enumerate(rows):
             for j, pos in row:
                 if j >= n_items:
@@ -352,17 +437,19 @@ class Rankings:
         if n_items is None:
             n_items = len(items) if items is not None else (int(arr.max()) + 1 if arr.size else 0)
         n_items = int(n_items)
-        check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
+        dtype = rank_dtype(n_items)
+        check_alloc(dtype.itemsize * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         if (arr >= n_items).any():
             i, j = (int(x) for x in np.argwhere(arr >= n_items)[0])
             raise _row_error(i, f"item {arr[i, j]} is out of range [0, {n_items})")
-        check_alloc(8.0 * n * n_items, MAX_RANK_MATRIX_BYTES, "the rank matrix")
         sorted_items = np.sort(arr, axis=1)
         dup = sorted_items[:, 1:] == sorted_items[:, :-1]
         if dup.any():
             i, j = (int(x) for x in np.argwhere(dup)[0])
             raise _row_error(i, f"item {sorted_items[i, j]} appears more than once")
-        ranks = np.full((n, n_items), -1, dtype=np.int64)
+        del sorted_items, dup
+        # distinct items in range: length <= n_items, so every position fits the dtype
+        ranks = np.full((n, n_items), -1, dtype=dtype)
         ranks[np.arange(n)[:, None], arr] = np.arange(length)
         return cls(ranks, kind=kind, weights=weights, items=items)
 
@@ -391,36 +478,22 @@ class Rankings:
         --------
         >>> Rankings.from_ranks([[2, 1, 3], [1, 0, 2]]).ranks
         array([[ 1,  0,  2],
-               [ 0, -1,  1]])
+               [ 0, -1,  1]], dtype=int8)
         """
         if is_dataframe(ranks):
             from rankclust._dataframes import dataframe_rank_matrix
 
             ranks, names = dataframe_rank_matrix(ranks)
             items = names if items is None else items
+        validate_params({"kind": kind}, {"kind": [StrOptions(KINDS)]}, "Rankings")
         arr = _as_2d(ranks, allow_nan=True)
-        if arr.dtype.kind == "f":
-            bad = np.isinf(arr)
-            if bad.any():
-                i = int(np.argwhere(bad)[0, 0])
-                raise _row_error(i, "infinite rank")
-            missing = np.isnan(arr)
-            filled = np.where(missing, 0.0, arr)
-            nonint = filled != np.round(filled)
-            if nonint.any():
-                i, j = (int(x) for x in np.argwhere(nonint)[0])
-                raise _row_error(i, f"rank {arr[i, j].item()!r} of item {j} is not an integer")
-            huge = np.abs(filled) >= 2**62
-            if huge.any():
-                raise _row_error(int(np.argwhere(huge)[0, 0]), "rank is too large")
-            arr = filled.astype(np.int64)
-        neg = arr < 0
-        if neg.any():
-            i, j = (int(x) for x in np.argwhere(neg)[0])
-            raise _row_error(
-                i, f"negative rank {arr[i, j]} for item {j} (use 0 or NaN for missing)"
-            )
-        return cls(arr - 1, kind=kind, weights=weights, items=items)
+        compact = _compact_rank_matrix(arr, _one_based_block)
+        return cls._from_trusted(
+            compact,
+            kind=kind,
+            weights=_check_weights(weights, compact.shape[0]),
+            items=_check_items(items, compact.shape[1]),
+        )
 
     @classmethod
     @validate_arguments({"n_items": _N_ITEMS})
@@ -438,8 +511,8 @@ class Rankings:
 
         Examples
         --------
-        >>> Rankings.from_pairs([(2, 0)], n_items=3).ranks
-        array([[ 1, -1,  0]])
+        >>> Rankings.from_pairs([(2, 0)], n_items=3).ranks.tolist()
+        [[1, -1, 0]]
         """
         arr = np.asarray(pairs)
         if arr.size == 0 and arr.shape[0] == 0:
@@ -613,13 +686,22 @@ class Rankings:
 
     @property
     def lengths(self) -> np.ndarray:
-        """Number of present items per ranking, shape (n,)."""
-        return (self._ranks >= 0).sum(axis=1)
+        """Number of present items per ranking, shape (n,), int64."""
+        out = np.empty(self.n_rankings, dtype=np.int64)
+        for a in range(0, self.n_rankings, _BLOCK_ROWS):  # no (n, m) boolean temporary
+            b = a + _BLOCK_ROWS
+            np.sum(self._ranks[a:b] >= 0, axis=1, out=out[a:b])
+        return out
+
+    @property
+    def rank_dtype(self) -> np.dtype:
+        """The integer type of :attr:`ranks` (:func:`rank_dtype` of ``n_items``)."""
+        return self._ranks.dtype
 
     @property
     def n_buckets(self) -> np.ndarray:
-        """Number of distinct positions per ranking, shape (n,)."""
-        return self._ranks.max(axis=1, initial=-1) + 1
+        """Number of distinct positions per ranking, shape (n,), int64."""
+        return self._ranks.max(axis=1, initial=-1).astype(np.int64) + 1
 
     @property
     def has_ties(self) -> np.ndarray:
@@ -675,10 +757,11 @@ class Rankings:
         """Wrap a rank matrix that is already dense and valid (e.g. a sampler's output).
 
         No validation and no re-numbering: for library kernels whose output is correct by
-        construction. O(1) beyond a possible dtype conversion.
+        construction. O(1) beyond a possible conversion to :func:`rank_dtype`.
         """
         new = object.__new__(cls)
-        new._ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+        ranks = np.asarray(ranks)
+        new._ranks = np.ascontiguousarray(ranks, dtype=rank_dtype(ranks.shape[-1]))
         new._ranks.setflags(write=False)
         new._kind = kind
         new._weights = weights
@@ -696,7 +779,10 @@ class Rankings:
 
     # ---------------------------------------------------------------- conversions
     def to_ranks(self) -> np.ndarray:
-        """1-based ranks with 0 for absent items (the inverse of :meth:`from_ranks`)."""
+        """1-based ranks with 0 for absent items (the inverse of :meth:`from_ranks`).
+
+        A new array in the type of :attr:`ranks` (the ranks ``0 .. m`` fit it).
+        """
         return self._ranks + 1
 
     def to_orderings(self, *, buckets: bool = False) -> list[list[Any]]:
@@ -1022,23 +1108,59 @@ def _as_2d(data: Any, *, allow_nan: bool) -> np.ndarray:
     return arr
 
 
-def _as_rank_matrix(ranks: Any) -> np.ndarray:
-    arr = _as_2d(ranks, allow_nan=False)
+def _positions_block(arr: np.ndarray, first: int) -> np.ndarray:
+    """0-based positions (``-1`` absent) of a block of rows as int64; errors name the row."""
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
             i = int(np.argwhere(~np.isfinite(arr))[0, 0])
-            raise _row_error(i, "non-finite position")
+            raise _row_error(first + i, "non-finite position")
         nonint = arr != np.round(arr)
         if nonint.any():
             i, j = (int(x) for x in np.argwhere(nonint)[0])
-            raise _row_error(i, f"position {arr[i, j].item()!r} of item {j} is not an integer")
-    if arr.dtype.kind == "f" and (np.abs(arr) >= 2**62).any():
-        raise _row_error(int(np.argwhere(np.abs(arr) >= 2**62)[0, 0]), "position is too large")
+            raise _row_error(
+                first + i, f"position {arr[i, j].item()!r} of item {j} is not an integer"
+            )
+        if (np.abs(arr) >= 2**62).any():
+            raise _row_error(
+                first + int(np.argwhere(np.abs(arr) >= 2**62)[0, 0]), "position is too large"
+            )
+    elif arr.dtype == np.uint64 and (arr >= 2**62).any():
+        raise _row_error(first + int(np.argwhere(arr >= 2**62)[0, 0]), "position is too large")
     arr = arr.astype(np.int64)
     bad = arr < -1
     if bad.any():
         i, j = (int(x) for x in np.argwhere(bad)[0])
-        raise _row_error(i, f"position {arr[i, j]} of item {j} is below -1 (-1 marks absent)")
+        raise _row_error(
+            first + i, f"position {arr[i, j]} of item {j} is below -1 (-1 marks absent)"
+        )
+    return arr
+
+
+def _one_based_block(arr: np.ndarray, first: int) -> np.ndarray:
+    """0-based positions of a block of 1-based ranks (0 or NaN absent), as int64."""
+    if arr.dtype.kind == "f":
+        bad = np.isinf(arr)
+        if bad.any():
+            raise _row_error(first + int(np.argwhere(bad)[0, 0]), "infinite rank")
+        filled = np.where(np.isnan(arr), 0.0, arr)
+        nonint = filled != np.round(filled)
+        if nonint.any():
+            i, j = (int(x) for x in np.argwhere(nonint)[0])
+            raise _row_error(first + i, f"rank {arr[i, j].item()!r} of item {j} is not an integer")
+        huge = np.abs(filled) >= 2**62
+        if huge.any():
+            raise _row_error(first + int(np.argwhere(huge)[0, 0]), "rank is too large")
+        arr = filled
+    elif arr.dtype == np.uint64 and (arr >= 2**62).any():
+        raise _row_error(first + int(np.argwhere(arr >= 2**62)[0, 0]), "rank is too large")
+    arr = arr.astype(np.int64)  # before the shift: unsigned 0 - 1 would wrap
+    neg = arr < 0
+    if neg.any():
+        i, j = (int(x) for x in np.argwhere(neg)[0])
+        raise _row_error(
+            first + i, f"negative rank {arr[i, j]} for item {j} (use 0 or NaN for missing)"
+        )
+    arr -= 1
     return arr
 
 
@@ -1080,7 +1202,7 @@ def _check_row_weights(weights: Any, n: int, *, ndim: tuple[int, ...] = (1,)) ->
 
 #: Largest pairwise-count result (K m^2 float64) that pairwise_counts allocates.
 MAX_PAIRWISE_BYTES = 4 * 2**30
-#: Largest rank matrix (n m int64) that from_orderings allocates.
+#: Largest rank matrix (n m cells of :func:`rank_dtype`) that a constructor allocates.
 MAX_RANK_MATRIX_BYTES = 8 * 2**30
 
 

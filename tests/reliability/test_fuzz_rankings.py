@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rankclust import Rankings, check_rankings
+from rankclust.rankings import rank_dtype
 from tests.reliability._harness import assert_clean, outcome, run_isolated
 
 FUZZ = settings(
@@ -116,7 +117,7 @@ def _reference_dense(ranks: np.ndarray) -> np.ndarray:
 def _assert_invariants(R: Rankings) -> None:
     """What every valid Rankings satisfies (the rank-matrix convention)."""
     ranks = R.ranks
-    assert ranks.dtype == np.int64 and ranks.ndim == 2
+    assert ranks.dtype == rank_dtype(R.n_items) and ranks.ndim == 2  # compact (decisions S1)
     assert not ranks.flags.writeable
     assert (ranks >= -1).all()
     for row in ranks:
@@ -377,7 +378,7 @@ HUGE_M = 100_000
 def test_top3_over_1e5_items_is_cheap_to_hold():
     """A top-3 list over 10^5 items: O(n m) storage, no (m, m) allocation anywhere cheap."""
     R = Rankings.from_orderings([[5, 70_000, 3], [1, 2, 3]], n_items=HUGE_M, kind="top")
-    assert R.shape == (2, HUGE_M) and R.ranks.nbytes == 2 * HUGE_M * 8
+    assert R.shape == (2, HUGE_M) and R.ranks.nbytes == 2 * HUGE_M * rank_dtype(HUGE_M).itemsize
     np.testing.assert_array_equal(R.lengths, [3, 3])
     uniq, inv = R.unique()
     assert uniq.n_rankings == 2 and len(inv) == 2

@@ -17,7 +17,7 @@ import numpy as np
 
 from rankclust._param_validation import validate_arguments
 from rankclust.exceptions import EmptyClusterWarning
-from rankclust.rankings import Rankings, check_rankings
+from rankclust.rankings import Rankings, check_rankings, rank_dtype
 
 __all__ = [
     "RankingsInputMixin",
@@ -122,8 +122,10 @@ def chain_orders(R: Rankings) -> tuple[np.ndarray, np.ndarray]:
 
     Returns
     -------
-    orders : ndarray of int32, shape (n, max_length)
+    orders : ndarray of ``R.ranks.dtype`` (int8 up to 127 items), shape (n, max_length)
         ``orders[i, p]`` is the item at position ``p`` of ranking ``i``; ``-1`` beyond its end.
+        Items and ``-1`` fit the compact rank type (:func:`~rankclust.rankings.rank_dtype`);
+        the kernels only index with them.
     lengths : ndarray of int64, shape (n,)
 
     Notes
@@ -132,7 +134,7 @@ def chain_orders(R: Rankings) -> tuple[np.ndarray, np.ndarray]:
     """
     lengths = R.lengths.astype(np.int64)
     width = int(lengths.max()) if len(lengths) else 0
-    orders = np.full((R.n_rankings, max(width, 1)), -1, dtype=np.int32)
+    orders = np.full((R.n_rankings, max(width, 1)), -1, dtype=rank_dtype(R.n_items))
     _nb_orders_from_ranks(R.ranks, orders)
     return orders, lengths
 

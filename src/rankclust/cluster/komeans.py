@@ -606,7 +606,12 @@ class _OrderData:
 
     def dissimilarities(self, center_pos: np.ndarray, kendall: bool) -> np.ndarray:
         out = np.empty((len(self.lengths), center_pos.shape[0]))
+        # (K, m) centres as int64 whatever their source: one compiled specialisation
         _nb_order_dissimilarities(
-            self.orders, self.lengths, np.ascontiguousarray(center_pos), kendall, out
+            self.orders,
+            self.lengths,
+            np.ascontiguousarray(center_pos, dtype=np.int64),
+            kendall,
+            out,
         )
         return out

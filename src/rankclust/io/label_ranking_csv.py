@@ -124,7 +124,7 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
            [-1. ]])
     >>> Y.ranks
     array([[ 0,  1,  2],
-           [ 1, -1,  0]])
+           [ 1, -1,  0]], dtype=int8)
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -238,7 +238,7 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
             raise DataFormatError(source, header_lineno, msg)
         warnings.warn(f"{source}: {msg}", UserWarning, stacklevel=2)
     problems.warn(stacklevel=2)
-    Y = Rankings.from_ranks(filled.astype(np.int64), kind=kind)
+    Y = Rankings.from_ranks(filled, kind=kind)  # checked above; stored compact
     return np.ascontiguousarray(X), Y
 
 

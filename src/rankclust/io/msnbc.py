@@ -27,7 +27,7 @@ from rankclust.io._common import (
     _read_bytes,
     _source_name,
 )
-from rankclust.rankings import KINDS, Rankings
+from rankclust.rankings import KINDS, Rankings, rank_dtype
 
 __all__ = ["read_msnbc"]
 
@@ -49,7 +49,7 @@ def _first_visit_ranks(
     row, item = row[order], item[order]
     starts = np.searchsorted(row, np.arange(n_rows))
     pos = np.arange(len(row)) - starts[row]
-    ranks = np.full((n_rows, m), -1, dtype=np.int64)
+    ranks = np.full((n_rows, m), -1, dtype=rank_dtype(m))  # first visits: pos < m
     ranks[row, item] = pos
     return ranks
 
@@ -155,7 +155,7 @@ def read_msnbc(
         ranks = _first_visit_ranks(row_of_token[lo:hi] - b * _BLOCK, codes[lo:hi] - 1, rows, m)
         parts.append(Rankings(ranks, kind=kind, items=names))
     if not parts:
-        return Rankings(np.empty((0, m), dtype=np.int64), kind=kind, items=names)
+        return Rankings(np.empty((0, m), dtype=rank_dtype(m)), kind=kind, items=names)
     return parts[0] if len(parts) == 1 else Rankings.concatenate(parts)
 
 

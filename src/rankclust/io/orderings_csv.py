@@ -32,7 +32,7 @@ from rankclust.io._common import (
     _source_name,
     _TextSink,
 )
-from rankclust.rankings import KINDS, Rankings
+from rankclust.rankings import KINDS, Rankings, rank_dtype
 
 __all__ = [
     "read_orderings_csv",
@@ -219,7 +219,7 @@ def read_orderings_csv(
     >>> R = read_orderings_csv(io.StringIO("Rank_1,Rank_2,Rank_3\\n3,1,0\\n2,1,3\\n"))
     >>> R.ranks
     array([[ 1, -1,  0],
-           [ 1,  0,  2]])
+           [ 1,  0,  2]], dtype=int8)
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -270,7 +270,8 @@ def read_orderings_csv(
     problems.warn(stacklevel=2)
     keep = ~bad
     item, filled = item[keep], filled[keep]
-    ranks = np.full((item.shape[0], n_items), -1, dtype=np.int64)
+    # positions are columns (< width): a type holding both is compact and cannot wrap
+    ranks = np.full((item.shape[0], n_items), -1, dtype=rank_dtype(max(n_items, width)))
     r, p = np.nonzero(filled)
     ranks[r, item[r, p]] = p
     return Rankings(ranks, kind=kind, items=items)

@@ -37,7 +37,7 @@ from rankclust.io._common import (
     _source_name,
     _TextSink,
 )
-from rankclust.rankings import KINDS, Rankings
+from rankclust.rankings import KINDS, Rankings, rank_dtype
 
 __all__ = ["PREFLIB_DATA_TYPES", "PreflibMetadata", "read_preflib", "write_preflib"]
 
@@ -287,7 +287,7 @@ def read_preflib(
     >>> R = read_preflib(io.StringIO(text))
     >>> R.ranks
     array([[ 1,  0, -1],
-           [ 1,  1,  0]])
+           [ 1,  1,  0]], dtype=int8)
     >>> R.weights
     array([3., 2.])
     """
@@ -351,11 +351,13 @@ def read_preflib(
 
 def _rank_matrix(orders: list[tuple[list[int], list[int]]], m: int) -> np.ndarray:
     """The (n, m) rank matrix of parsed orders (-1 = not ranked)."""
-    ranks = np.full((len(orders), m), -1, dtype=np.int64)
     lengths = np.fromiter((len(o[0]) for o in orders), dtype=np.int64, count=len(orders))
     rows = np.repeat(np.arange(len(orders)), lengths)
     cols = np.fromiter((a for o in orders for a in o[0]), dtype=np.int64, count=len(rows))
     vals = np.fromiter((p for o in orders for p in o[1]), dtype=np.int64, count=len(rows))
+    # the compact rank type when every position fits it (Rankings re-numbers the others)
+    top = int(vals.max()) + 1 if len(vals) else 0
+    ranks = np.full((len(orders), m), -1, dtype=rank_dtype(max(m, top)))
     ranks[rows, cols] = vals
     return ranks
 

@@ -34,7 +34,7 @@ from rankclust.io._common import (
     _Problems,
     _source_name,
 )
-from rankclust.rankings import KINDS, Rankings
+from rankclust.rankings import KINDS, Rankings, rank_dtype
 
 __all__ = [
     "SUSHI_ITEM_FEATURES",
@@ -139,7 +139,7 @@ def read_sushi_order(
     >>> R = read_sushi_order(io.StringIO("4 1\\n0 2 3 1\\n0 3 0 1 2\\n"))
     >>> R.ranks
     array([[-1,  1, -1,  0],
-           [ 0,  1,  2, -1]])
+           [ 0,  1,  2, -1]], dtype=int8)
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -183,7 +183,8 @@ def read_sushi_order(
         raise DataFormatError(source, None, "empty file (no '<n_items> 1' header)")
     problems.warn(stacklevel=2)
     budget.cells(len(orders), m, 1, "declares")  # before allocating
-    ranks = np.full((len(orders), m), -1, dtype=np.int64)
+    # positions < len(order) <= m (distinct items): the compact rank type holds them
+    ranks = np.full((len(orders), m), -1, dtype=rank_dtype(m))
     for i, order in enumerate(orders):
         ranks[i, order] = np.arange(len(order))
     return Rankings(ranks, kind=kind, items=items)

@@ -879,7 +879,7 @@ def sample_mallows(
     >>> from rankclust.models.mallows import sample_mallows
     >>> sample_mallows([0, 1, 2], 50.0, 2, random_state=0).ranks
     array([[0, 1, 2],
-           [0, 1, 2]])
+           [0, 1, 2]], dtype=int8)
     """
     c = _check_center(center)
     th = _check_theta(theta)

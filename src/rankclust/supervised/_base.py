@@ -274,7 +274,7 @@ class SupervisedClusteringMixin:
             CSV convention; ``Rankings.from_ranks`` reads it back.
         """
         labels = self.predict(X)  # checks the fit first (NotFittedError)
-        return self.central_rankings_.ranks[labels] + 1
+        return self.central_rankings_.ranks[labels].astype(np.int64) + 1
 
     def predict_rankings(self, X: Any) -> Rankings:
         """Predicted ranking of each instance as a :class:`~rankclust.Rankings` named by ``items_``.
