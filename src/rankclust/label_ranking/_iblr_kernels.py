@@ -482,6 +482,79 @@ def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled be
 _nb_squared_distances = numba.njit(_squared_distances, cache=True, nogil=True)
 
 
+def _nearest(train_t, queries, exclude, dist, ind):  # pragma: no cover - compiled below
+    """Exact k nearest training rows of every query, sorted by (distance, training index).
+
+    IN: ``train_t`` (d, n) transposed training matrix; ``queries`` (Q, d); ``exclude`` (Q,)
+    a training index each query skips (its own row in a leave-one-out; -1: none).
+    OUT: ``dist``/``ind`` (Q, k), 1 <= k <= n (n - 1 with an exclusion).
+    The squared distances are summed feature by feature as in :func:`_squared_distances`
+    (bit-identical to the trees' distances). One scan in index order keeps the k smallest
+    so far in a sorted list: a row enters when it is closer than the k-th (an equal
+    distance has a larger index, so it stays out, and it is inserted after equal keys), so
+    of several rows tied at the k-th distance the lowest-numbered enter. O(Q (n d + n +
+    s k)) time for s insertions (about k log(n / k) in a random order), O(n) memory
+    besides the outputs: no (Q, n) matrix, no sort or partition of the n distances.
+    """
+    n_q, k = ind.shape
+    d, n = train_t.shape
+    row = np.empty(n)
+    for q in range(n_q):
+        for i in range(n):
+            row[i] = 0.0
+        for j in range(d):
+            qj = queries[q, j]
+            col = train_t[j]
+            for i in range(n):
+                diff = qj - col[i]
+                row[i] += diff * diff
+        skip = exclude[q]
+        key = dist[q]
+        idx = ind[q]
+        size = 0
+        for i in range(n):
+            v = row[i]
+            if i == skip or (size == k and not v < key[k - 1]):
+                continue
+            g = size if size < k else k - 1
+            while g > 0 and key[g - 1] > v:
+                key[g] = key[g - 1]
+                idx[g] = idx[g - 1]
+                g -= 1
+            key[g] = v
+            idx[g] = i
+            if size < k:
+                size += 1
+        for h in range(k):
+            key[h] = np.sqrt(key[h])
+        # distinct squared distances can share a square root: order such runs by index
+        for h in range(1, k):
+            g = h
+            while g > 0 and key[g - 1] == key[g] and idx[g - 1] > idx[g]:
+                idx[g - 1], idx[g] = idx[g], idx[g - 1]
+                g -= 1
+
+
+_nb_nearest = numba.njit(_nearest, cache=True, nogil=True)
+
+
+def _tau_counts(truth, positions, disc, comp):  # pragma: no cover - compiled below
+    """Discordant and comparable pairs of each held-out ranking against its predictions.
+
+    IN: ``truth`` (E, m) 0-based positions (-1 = missing label); ``positions`` (E, G, m)
+    the predicted position vectors per candidate k. OUT: ``disc``/``comp`` (E, G): the
+    counts of :func:`rankclust.distances.kendall_counts`, from which the caller forms
+    Kendall's tau as :func:`rankclust.metrics.kendall_tau_rows` does.
+    """
+    n_e, n_g, _ = positions.shape
+    for e in range(n_e):
+        for g in range(n_g):
+            disc[e, g], comp[e, g] = kendall_pair(truth[e], positions[e, g])
+
+
+_nb_tau_counts = numba.njit(_tau_counts, cache=True, nogil=True)
+
+
 # --------------------------------------------------------------------------------------------
 # local Plackett-Luce MAP fits (IBLRPlackettLuce)
 # --------------------------------------------------------------------------------------------
