@@ -458,25 +458,32 @@ def _exact_distances(train, queries, ind, out):  # pragma: no cover - compiled b
 _nb_exact_distances = numba.njit(_exact_distances, cache=True, nogil=True)
 
 
-def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled below
-    """``out[q, i]`` = squared Euclidean distance of query q to training row i.
+def _squared_row(train_t, query, row):  # pragma: no cover - compiled below
+    """``row[i]`` = squared Euclidean distance of ``query`` (d,) to training row i.
 
     ``train_t`` (d, n) is the transposed training matrix, so the sum runs feature by feature
     over contiguous memory (vectorised over i) in the same order as
     :func:`_exact_distances`: the values are bit-identical to the trees' distances.
     """
-    n_q = queries.shape[0]
     d, n = train_t.shape
-    for q in range(n_q):
-        row = out[q]
+    for i in range(n):
+        row[i] = 0.0
+    for j in range(d):
+        qj = query[j]
+        col = train_t[j]
         for i in range(n):
-            row[i] = 0.0
-        for j in range(d):
-            qj = queries[q, j]
-            col = train_t[j]
-            for i in range(n):
-                diff = qj - col[i]
-                row[i] += diff * diff
+            diff = qj - col[i]
+            row[i] += diff * diff
+
+
+_nb_squared_row = numba.njit(_squared_row, cache=True, nogil=True)
+
+
+def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled below
+    """``out[q, i]`` = squared Euclidean distance of query q to training row i
+    (:func:`_squared_row` per query)."""
+    for q in range(queries.shape[0]):
+        _nb_squared_row(train_t, queries[q], out[q])
 
 
 _nb_squared_distances = numba.njit(_squared_distances, cache=True, nogil=True)
@@ -488,8 +495,7 @@ def _nearest(train_t, queries, exclude, dist, ind):  # pragma: no cover - compil
     IN: ``train_t`` (d, n) transposed training matrix; ``queries`` (Q, d); ``exclude`` (Q,)
     a training index each query skips (its own row in a leave-one-out; -1: none).
     OUT: ``dist``/``ind`` (Q, k), 1 <= k <= n (n - 1 with an exclusion).
-    The squared distances are summed feature by feature as in :func:`_squared_distances`
-    (bit-identical to the trees' distances). One scan in index order keeps the k smallest
+    The squared distances are :func:`_squared_row`'s (bit-identical to the trees'). One scan in index order keeps the k smallest
     so far in a sorted list: a row enters when it is closer than the k-th (an equal
     distance has a larger index, so it stays out, and it is inserted after equal keys), so
     of several rows tied at the k-th distance the lowest-numbered enter. O(Q (n d + n +
@@ -497,17 +503,10 @@ def _nearest(train_t, queries, exclude, dist, ind):  # pragma: no cover - compil
     besides the outputs: no (Q, n) matrix, no sort or partition of the n distances.
     """
     n_q, k = ind.shape
-    d, n = train_t.shape
+    n = train_t.shape[1]
     row = np.empty(n)
     for q in range(n_q):
-        for i in range(n):
-            row[i] = 0.0
-        for j in range(d):
-            qj = queries[q, j]
-            col = train_t[j]
-            for i in range(n):
-                diff = qj - col[i]
-                row[i] += diff * diff
+        _nb_squared_row(train_t, queries[q], row)
         skip = exclude[q]
         key = dist[q]
         idx = ind[q]

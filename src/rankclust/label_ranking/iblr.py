@@ -75,6 +75,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         "extend_grid": ["boolean"],
         "algorithm": [StrOptions({"auto", "ball_tree", "kd_tree", "brute"})],
         "random_state": ["random_state"],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
     }
 
     def __init__(
@@ -88,6 +89,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         extend_grid: bool = True,
         algorithm: str = "auto",
         random_state: Any = None,
+        max_iter: int = 100,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.weights = weights
@@ -97,6 +99,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         self.extend_grid = extend_grid
         self.algorithm = algorithm
         self.random_state = random_state
+        self.max_iter = max_iter
 
     # ---------------------------------------------------------------- fit
     def fit(self, X: Any, Y: Any) -> _BaseIBLR:
@@ -366,10 +369,35 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
 
         Also returns the number of local fits that did not converge.
         """
+        positions = np.empty((ind.shape[0], len(ks), self.n_items_), dtype=np.int64)
+        n_bad = np.zeros(len(ks), dtype=np.int64)
+        self._loo_fits(dist, ind, np.asarray(ks, dtype=np.int64), positions, n_bad)
+        return _tau_per_k(self.rankings_[evaluate], positions), int(n_bad.sum())
+
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
+        """Fill the (E, G, m) predicted positions of the held-out rows for every k in ``ks``
+        and the (G,) counts of local fits that did not converge (the compiled kernel)."""
         raise NotImplementedError
 
+    # the subject and the advice of the ConvergenceWarning (subclass text)
+    _fit_subject = "the local fit"
+
+    def _not_converged_advice(self) -> str:
+        return ""
+
     def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        """One ConvergenceWarning for ``n_bad`` of ``n_fits`` local fits (subclass text)."""
+        """One ConvergenceWarning for ``n_bad`` of ``n_fits`` local fits."""
+        if n_bad:
+            where = f" {where}" if where else ""
+            warnings.warn(
+                f"{type(self).__name__}: {self._fit_subject} did not converge for {n_bad} of "
+                f"{n_fits} local fits{where}{self._not_converged_advice()}",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
     # ---------------------------------------------------------------- predict
     def _neighbours(self, X: Any, sort: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -544,36 +572,8 @@ class IBLRMallows(_BaseIBLR):
     0.96
     """
 
-    _parameter_constraints: dict = {  # noqa: RUF012
-        **_BaseIBLR._parameter_constraints,
-        "max_iter": [Interval(numbers.Integral, 1, None)],
-    }
     _needs_sorted_neighbours = False
-
-    def __init__(
-        self,
-        n_neighbors: int | str = "auto",
-        *,
-        weights: str = "dudani",
-        scaling: str = "zscore",
-        k_grid: tuple = K_GRID,
-        cv_max_eval: int = 1000,
-        extend_grid: bool = True,
-        algorithm: str = "auto",
-        random_state: Any = None,
-        max_iter: int = 100,
-    ) -> None:
-        super().__init__(
-            n_neighbors,
-            weights=weights,
-            scaling=scaling,
-            k_grid=k_grid,
-            cv_max_eval=cv_max_eval,
-            extend_grid=extend_grid,
-            algorithm=algorithm,
-            random_state=random_state,
-        )
-        self.max_iter = max_iter
+    _fit_subject = "the approximate EM"
 
     def _prepare(self, R: Rankings) -> None:
         lengths = R.lengths
@@ -608,43 +608,25 @@ class IBLRMallows(_BaseIBLR):
             )
         return centers, mean_dist, converged
 
-    def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        if n_bad:
-            where = f" {where}" if where else ""
-            warnings.warn(
-                f"IBLRMallows: the approximate EM did not converge for {n_bad} of {n_fits} "
-                f"local fits{where} (max_iter={self.max_iter} reached or the centres "
-                "cycled); the best centre seen is used. Increase max_iter if the centres did "
-                "not cycle.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
+    def _not_converged_advice(self) -> str:
+        return (
+            f" (max_iter={self.max_iter} reached or the centres cycled); the best centre seen "
+            "is used. Increase max_iter if the centres did not cycle."
+        )
 
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
         centers, _, converged = self._fit_centers(dist, ind)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return centers
 
-    def _loo_scores(
-        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
-    ) -> np.ndarray:
-        m = self._ranks.shape[1]
-        centers = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
-        n_bad = np.zeros(len(ks), dtype=np.int64)
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
         _nb_loo_centers(
-            self._ranks,
-            self._votes,
-            self._completeness,
-            ind,
-            dist,
-            np.asarray(ks, dtype=np.int64),
-            self.weights == "uniform",
-            self.max_iter,
-            centers,
-            n_bad,
-        )
-        truth = self.rankings_[evaluate]
-        return _tau_per_k(truth, centers), int(n_bad.sum())
+            self._ranks, self._votes, self._completeness, ind, dist, ks,
+            self.weights == "uniform", self.max_iter, positions, n_bad,
+        )  # fmt: skip
 
     def predict_theta(self, X: Any) -> np.ndarray:
         """Local Mallows spread ``theta`` per query: the reliability of its prediction.
@@ -745,11 +727,11 @@ class IBLRPlackettLuce(_BaseIBLR):
     _parameter_constraints: dict = {  # noqa: RUF012
         **_BaseIBLR._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     _needs_sorted_neighbours = False
+    _fit_subject = "the local Plackett-Luce fit"
 
     def __init__(
         self,
@@ -775,9 +757,9 @@ class IBLRPlackettLuce(_BaseIBLR):
             extend_grid=extend_grid,
             algorithm=algorithm,
             random_state=random_state,
+            max_iter=max_iter,
         )
         self.alpha = alpha
-        self.max_iter = max_iter
         self.tol = tol
 
     def _prepare(self, R: Rankings) -> None:
@@ -814,36 +796,26 @@ class IBLRPlackettLuce(_BaseIBLR):
             )  # fmt: skip
         return scores, positions, converged
 
-    def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        if n_bad:
-            where = f" {where}" if where else ""
-            warnings.warn(
-                f"IBLRPlackettLuce: the local Plackett-Luce fit did not converge for {n_bad} "
-                f"of {n_fits} local fits{where} within max_iter={self.max_iter} Newton steps "
-                f"(tol={self.tol}); the last scores are used. Increase max_iter (or tol) to "
-                "fit them fully.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
+    def _not_converged_advice(self) -> str:
+        return (
+            f" within max_iter={self.max_iter} Newton steps (tol={self.tol}); the last scores "
+            "are used. Increase max_iter (or tol) to fit them fully."
+        )
 
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
         _, positions, converged = self._fit_scores(dist, ind, order_only=True)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return positions
 
-    def _loo_scores(
-        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
-    ) -> tuple[np.ndarray, int]:
-        m = self.n_items_
-        positions = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
-        n_bad = np.zeros(len(ks), dtype=np.int64)
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
         _nb_loo_pl(
-            PLRows(self._orders, self._lengths, self._row_weights), ind, dist,
-            np.asarray(ks, dtype=np.int64), self.weights == "uniform",
+            PLRows(self._orders, self._lengths, self._row_weights), ind, dist, ks,
+            self.weights == "uniform",
             PLFit(float(self.alpha), int(self.max_iter), float(self.tol), True), positions, n_bad,
         )  # fmt: skip
-        truth = self.rankings_[evaluate]
-        return _tau_per_k(truth, positions), int(n_bad.sum())
 
     def predict_scores(self, X: Any) -> np.ndarray:
         """Centred log-worths of the local Plackett-Luce model of every query.
