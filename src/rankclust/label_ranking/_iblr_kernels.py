@@ -403,6 +403,8 @@ def _loo_centers(
     hobj = np.empty(max_iter)
     for g in range(ks.shape[0]):
         n_bad[g] = 0
+    # a plain bool (a literal False would compile a second copy of _em_one)
+    need_dist = n_e < 0
     for e in range(n_e):
         # neighbours before the first incomplete ranking take the complete-data fast path
         n_complete = kk
@@ -426,7 +428,7 @@ def _loo_centers(
                     w[:k],
                     init,
                     max_iter,
-                    False,
+                    need_dist,
                     EMWork(ext[:k], new, scores, hist, hobj),
                     centers[e, g],
                 )

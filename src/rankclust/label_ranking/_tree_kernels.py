@@ -397,7 +397,7 @@ def _split_incomplete(
         tot_votes, tot_pairs, tot_count, 1.0, zero_votes, zero_pairs, zero_votes, tot_rp, th,
         order_buf,
     )  # fmt: skip
-    parent = _nb_split_score(criterion, cap, n_node, th_p, 0, np.inf) / n_node
+    parent = _nb_split_score(criterion, cap, n_node, th_p, np.int64(0), np.inf) / n_node
     best_f = -1
     best_t = 0.0
     best = -np.inf
@@ -916,7 +916,9 @@ def _grow(rows, th, params, rng_state, out):  # noqa: C901 - compiled depth-firs
                 rows, th, start, end, s_tot, c_tot, min_leaf, criterion, work, feat_order
             )
             # theta of the node, as its sides' are read (impure: at most the cap)
-            parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
+            parent_score = (
+                _nb_split_score(criterion, cap, n_rows, theta, np.int64(0), np.inf) / n_rows
+            )
         else:
             f, t, best, parent_score = _nb_split_incomplete(
                 rows, th, start, end, min_leaf, criterion, feat_order
