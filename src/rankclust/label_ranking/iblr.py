@@ -504,7 +504,11 @@ class IBLRMallows(_BaseIBLR):
     algorithm : {"auto", "ball_tree", "kd_tree", "brute"}, default="auto"
         Exact Euclidean neighbour search: scikit-learn's :class:`~sklearn.neighbors.KDTree`
         or :class:`~sklearn.neighbors.BallTree`, or brute force; ``"auto"`` uses the KD-tree
-        up to 15 features and brute force beyond.
+        up to 15 features and brute force beyond, and scans the training rows in one
+        compiled pass where that is cheaper than building an index (at most 64 neighbours on
+        at most 2048 rows or instead of brute force). Every search is exact: they differ
+        at most in which of several rows tied at the k-th distance enters (the scan takes
+        the lowest-numbered).
     random_state : None, int or RandomState, default=None
         Seeds the subsample of ``cv_max_eval``.
     max_iter : int, default=100
