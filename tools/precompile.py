@@ -70,7 +70,6 @@ def _rest() -> None:
         cls().fit(Y)
     Y.pairwise_counts()
     R, _, _ = demo._demo_ballots(0)
-    R.pairwise_counts()
     _, cls = resolve_method("cluster", demo._DEMO_CLUSTERER)
     select_k = importlib.import_module(cls.__module__).select_k
     best = select_k(
