@@ -25,7 +25,15 @@ $(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	$(call PIP_LOCKED,$(BIN)) -e ".[dev]"
 	touch $@ $(STAMP_RUN)
 
-demo: $(STAMP_RUN)
+# numba compiles a kernel at its first call and caches it: compile the demo's kernels once,
+# in two processes in parallel (tools/precompile.py), so the first demo runs as fast as later
+# ones (a changed source is recompiled at its next call whatever this stamp says)
+COMPILED := $(VENV)/.compiled
+$(COMPILED): $(STAMP_RUN) $(shell find src -name '*.py' 2>/dev/null)
+	$(BIN)/python tools/precompile.py
+	touch $@
+
+demo: $(COMPILED)
 	$(BIN)/rankclust demo --plots demo_output
 
 test: $(STAMP)

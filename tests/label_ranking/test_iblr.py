@@ -18,10 +18,12 @@ from rankclust.label_ranking._iblr_kernels import (
     _nb_exact_distances,
     _nb_local_mallows_em,
     _nb_loo_centers,
+    _nb_nearest,
     _nb_positions_from_scores,
     _nb_predict_centers,
     _nb_squared_distances,
 )
+from rankclust.label_ranking.iblr import _tau_per_k
 from rankclust.metrics import kendall_tau_rows
 from rankclust.models.mallows import estimate_center, estimate_theta, sample_mallows, theta_mle
 from rankclust.models.plackett_luce import fit_scores
@@ -392,6 +394,51 @@ def test_distance_kernels_are_bit_identical_to_the_kd_tree(rng):
     d2 = np.empty((30, 200))
     _nb_squared_distances(np.ascontiguousarray(Z.T), Q, d2)
     np.testing.assert_array_equal(np.sqrt(np.take_along_axis(d2, ind, 1)), dist)
+
+
+@pytest.mark.parametrize("k", [1, 5, 29])
+def test_nearest_scan_equals_a_brute_force_sort(rng, k):
+    # grid features: many exact distance ties, and duplicate rows
+    Z = rng.integers(0, 3, size=(60, 3)).astype(float)
+    Q = np.vstack([Z[:10], rng.integers(0, 3, size=(5, 3)).astype(float)])
+    exclude = np.r_[np.arange(10), np.full(5, -1)].astype(np.intp)
+    dist = np.empty((15, k))
+    ind = np.empty((15, k), dtype=np.intp)
+    _nb_nearest(np.ascontiguousarray(Z.T), Q, exclude, dist, ind)
+    for q in range(15):
+        d = np.sqrt(((Q[q] - Z) ** 2).sum(axis=1))
+        idx = np.arange(60)
+        keep = idx != exclude[q]
+        order = np.lexsort((idx[keep], d[keep]))[:k]  # by distance, then index
+        np.testing.assert_array_equal(ind[q], idx[keep][order])
+        np.testing.assert_array_equal(dist[q], d[keep][order])
+
+
+def test_tau_per_k_equals_kendall_tau_rows(rng):
+    R = random_rankings(rng, 40, 5, p_missing=0.3)
+    positions = np.stack(
+        [rng.permuted(np.tile(np.arange(5), (40, 1)), axis=1) for _ in range(3)], 1
+    )
+    tau = _tau_per_k(R, positions)
+    for g in range(3):
+        np.testing.assert_array_equal(tau[:, g], kendall_tau_rows(R, positions[:, g] + 1))
+
+
+@pytest.mark.parametrize("name", ["glass", "wine", "stock"])
+def test_the_compiled_scan_chooses_k_and_predicts_as_the_index_searches(name):
+    # algorithm="auto" scans small training sets; "kd_tree" / "brute" take the index paths
+    from rankclust.datasets import load_label_ranking
+
+    X, Y = load_label_ranking(name)
+    tr, te = np.arange(len(X)) % 4 != 0, np.arange(len(X)) % 4 == 0
+    fits = [
+        IBLRMallows(scaling="none", algorithm=a, random_state=0).fit(X[tr], Y[tr])
+        for a in ("auto", "kd_tree", "brute")
+    ]
+    for other in fits[1:]:
+        assert other.n_neighbors_ == fits[0].n_neighbors_
+        assert other.cv_scores_ == fits[0].cv_scores_
+        np.testing.assert_array_equal(other.predict(X[te]), fits[0].predict(X[te]))
 
 
 @pytest.mark.parametrize("weights", ["uniform", "dudani"])

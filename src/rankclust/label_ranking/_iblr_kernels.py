@@ -403,6 +403,8 @@ def _loo_centers(
     hobj = np.empty(max_iter)
     for g in range(ks.shape[0]):
         n_bad[g] = 0
+    # a plain bool (a literal False would compile a second copy of _em_one)
+    need_dist = n_e < 0
     for e in range(n_e):
         # neighbours before the first incomplete ranking take the complete-data fast path
         n_complete = kk
@@ -426,7 +428,7 @@ def _loo_centers(
                     w[:k],
                     init,
                     max_iter,
-                    False,
+                    need_dist,
                     EMWork(ext[:k], new, scores, hist, hobj),
                     centers[e, g],
                 )
@@ -458,28 +460,100 @@ def _exact_distances(train, queries, ind, out):  # pragma: no cover - compiled b
 _nb_exact_distances = numba.njit(_exact_distances, cache=True, nogil=True)
 
 
-def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled below
-    """``out[q, i]`` = squared Euclidean distance of query q to training row i.
+def _squared_row(train_t, query, row):  # pragma: no cover - compiled below
+    """``row[i]`` = squared Euclidean distance of ``query`` (d,) to training row i.
 
     ``train_t`` (d, n) is the transposed training matrix, so the sum runs feature by feature
     over contiguous memory (vectorised over i) in the same order as
     :func:`_exact_distances`: the values are bit-identical to the trees' distances.
     """
-    n_q = queries.shape[0]
     d, n = train_t.shape
-    for q in range(n_q):
-        row = out[q]
+    for i in range(n):
+        row[i] = 0.0
+    for j in range(d):
+        qj = query[j]
+        col = train_t[j]
         for i in range(n):
-            row[i] = 0.0
-        for j in range(d):
-            qj = queries[q, j]
-            col = train_t[j]
-            for i in range(n):
-                diff = qj - col[i]
-                row[i] += diff * diff
+            diff = qj - col[i]
+            row[i] += diff * diff
+
+
+_nb_squared_row = numba.njit(_squared_row, cache=True, nogil=True)
+
+
+def _squared_distances(train_t, queries, out):  # pragma: no cover - compiled below
+    """``out[q, i]`` = squared Euclidean distance of query q to training row i
+    (:func:`_squared_row` per query)."""
+    for q in range(queries.shape[0]):
+        _nb_squared_row(train_t, queries[q], out[q])
 
 
 _nb_squared_distances = numba.njit(_squared_distances, cache=True, nogil=True)
+
+
+def _nearest(train_t, queries, exclude, dist, ind):  # pragma: no cover - compiled below
+    """Exact k nearest training rows of every query, sorted by (distance, training index).
+
+    IN: ``train_t`` (d, n) transposed training matrix; ``queries`` (Q, d); ``exclude`` (Q,)
+    a training index each query skips (its own row in a leave-one-out; -1: none).
+    OUT: ``dist``/``ind`` (Q, k), 1 <= k <= n (n - 1 with an exclusion).
+    The squared distances are :func:`_squared_row`'s (bit-identical to the trees'). One scan in index order keeps the k smallest
+    so far in a sorted list: a row enters when it is closer than the k-th (an equal
+    distance has a larger index, so it stays out, and it is inserted after equal keys), so
+    of several rows tied at the k-th distance the lowest-numbered enter. O(Q (n d + n +
+    s k)) time for s insertions (about k log(n / k) in a random order), O(n) memory
+    besides the outputs: no (Q, n) matrix, no sort or partition of the n distances.
+    """
+    n_q, k = ind.shape
+    n = train_t.shape[1]
+    row = np.empty(n)
+    for q in range(n_q):
+        _nb_squared_row(train_t, queries[q], row)
+        skip = exclude[q]
+        key = dist[q]
+        idx = ind[q]
+        size = 0
+        for i in range(n):
+            v = row[i]
+            if i == skip or (size == k and not v < key[k - 1]):
+                continue
+            g = size if size < k else k - 1
+            while g > 0 and key[g - 1] > v:
+                key[g] = key[g - 1]
+                idx[g] = idx[g - 1]
+                g -= 1
+            key[g] = v
+            idx[g] = i
+            if size < k:
+                size += 1
+        for h in range(k):
+            key[h] = np.sqrt(key[h])
+        # distinct squared distances can share a square root: order such runs by index
+        for h in range(1, k):
+            g = h
+            while g > 0 and key[g - 1] == key[g] and idx[g - 1] > idx[g]:
+                idx[g - 1], idx[g] = idx[g], idx[g - 1]
+                g -= 1
+
+
+_nb_nearest = numba.njit(_nearest, cache=True, nogil=True)
+
+
+def _tau_counts(truth, positions, disc, comp):  # pragma: no cover - compiled below
+    """Discordant and comparable pairs of each held-out ranking against its predictions.
+
+    IN: ``truth`` (E, m) 0-based positions (-1 = missing label); ``positions`` (E, G, m)
+    the predicted position vectors per candidate k. OUT: ``disc``/``comp`` (E, G): the
+    counts of :func:`rankclust.distances.kendall_counts`, from which the caller forms
+    Kendall's tau as :func:`rankclust.metrics.kendall_tau_rows` does.
+    """
+    n_e, n_g, _ = positions.shape
+    for e in range(n_e):
+        for g in range(n_g):
+            disc[e, g], comp[e, g] = kendall_pair(truth[e], positions[e, g])
+
+
+_nb_tau_counts = numba.njit(_tau_counts, cache=True, nogil=True)
 
 
 # --------------------------------------------------------------------------------------------

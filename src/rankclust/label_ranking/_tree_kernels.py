@@ -397,7 +397,7 @@ def _split_incomplete(
         tot_votes, tot_pairs, tot_count, 1.0, zero_votes, zero_pairs, zero_votes, tot_rp, th,
         order_buf,
     )  # fmt: skip
-    parent = _nb_split_score(criterion, cap, n_node, th_p, 0, np.inf) / n_node
+    parent = _nb_split_score(criterion, cap, n_node, th_p, np.int64(0), np.inf) / n_node
     best_f = -1
     best_t = 0.0
     best = -np.inf
@@ -868,7 +868,7 @@ def _node_split(
         # theta of the node, as its sides' are read (impure: at most the cap)
         cap = th.grid[th.grid.shape[0] - 1]
         n_rows = end - start
-        parent_score = _nb_split_score(criterion, cap, n_rows, theta, 0, np.inf) / n_rows
+        parent_score = _nb_split_score(criterion, cap, n_rows, theta, np.int64(0), np.inf) / n_rows
     else:
         f, t, best, parent_score = _nb_split_incomplete(
             rows, th, start, end, min_leaf, criterion, feat_order

@@ -23,7 +23,6 @@ from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMix
 from rankclust.consensus import generalized_borda_votes
 from rankclust.label_ranking._base import (
     LabelRankerMixin,
-    positions_to_ranks,
     validate_fit_data,
     validate_predict_data,
 )
@@ -34,11 +33,12 @@ from rankclust.label_ranking._iblr_kernels import (
     _nb_exact_distances,
     _nb_loo_centers,
     _nb_loo_pl,
+    _nb_nearest,
     _nb_predict_centers,
     _nb_predict_pl,
     _nb_squared_distances,
+    _nb_tau_counts,
 )
-from rankclust.metrics import kendall_tau_rows
 from rankclust.models.mallows import theta_mle
 from rankclust.rankings import Rankings
 
@@ -55,6 +55,9 @@ _FULL_MATRIX_N = 2048
 _MAX_TREE_DIM = 8
 # ... and up to 15 features on training sets larger than this, for k <= 16
 _LARGE_N = 20000
+# with algorithm="auto", searches for at most this many neighbours among at most
+# _FULL_MATRIX_N rows scan the training rows in one compiled pass (no index to build)
+_SCAN_K = 64
 
 
 class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
@@ -72,6 +75,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         "extend_grid": ["boolean"],
         "algorithm": [StrOptions({"auto", "ball_tree", "kd_tree", "brute"})],
         "random_state": ["random_state"],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
     }
 
     def __init__(
@@ -85,6 +89,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         extend_grid: bool = True,
         algorithm: str = "auto",
         random_state: Any = None,
+        max_iter: int = 100,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.weights = weights
@@ -94,6 +99,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         self.extend_grid = extend_grid
         self.algorithm = algorithm
         self.random_state = random_state
+        self.max_iter = max_iter
 
     # ---------------------------------------------------------------- fit
     def fit(self, X: Any, Y: Any) -> _BaseIBLR:
@@ -159,7 +165,10 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         measured on the benchmark sets. The trees are called directly: the
         ``NearestNeighbors`` wrapper would re-validate every query. Queries for more than
         ``max(64, n/32)`` neighbours always use a full distance matrix (a tree or heap search
-        for a large share of the data degenerates into a slow sort).
+        for a large share of the data degenerates into a slow sort). With ``"auto"``,
+        training sets of at most 2048 rows are scanned exactly for at most 64 neighbours
+        (:func:`~rankclust.label_ranking._iblr_kernels._nearest`: cheaper than building an
+        index on such sets). The indexes are built at their first use.
         """
         algorithm = self.algorithm
         n, d = Z.shape
@@ -172,13 +181,34 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         self._Z = np.ascontiguousarray(Z)
         self._Zt = np.ascontiguousarray(self._Z.T)
         self._sqnorm = np.einsum("ij,ij->i", self._Z, self._Z)
-        self._brute = NearestNeighbors(algorithm="brute").fit(self._Z)
-        if algorithm == "kd_tree":
-            self._index = KDTree(self._Z)
-        elif algorithm == "ball_tree":
-            self._index = BallTree(self._Z)
-        else:
-            self._index = self._brute
+        self._index = self._brute = None
+
+    def _tree_index(self) -> KDTree | BallTree | None:
+        """The KD-tree or ball tree of ``algorithm_`` (built at the first call), else None."""
+        if self._index is None and self.algorithm_ in ("kd_tree", "ball_tree"):
+            make = KDTree if self.algorithm_ == "kd_tree" else BallTree
+            self._index = make(self._Z)
+        return self._index
+
+    def _brute_index(self) -> NearestNeighbors:
+        """scikit-learn's brute-force search on the training rows (built at the first call)."""
+        if self._brute is None:
+            self._brute = NearestNeighbors(algorithm="brute").fit(self._Z)
+        return self._brute
+
+    def _scans(self, k: int) -> bool:
+        """Whether a search for k neighbours scans the training rows in one compiled pass.
+
+        With ``algorithm="auto"``: for at most 64 neighbours where scikit-learn would search
+        by brute force or the training set is small, and for at most 256 on small sets (the
+        scan beat ``ArgKmin``, the KD-tree and the full distance matrix there).
+        """
+        if self.algorithm != "auto":
+            return False
+        small_n = self._Z.shape[0] <= _FULL_MATRIX_N
+        if k <= _SCAN_K:
+            return small_n or self.algorithm_ == "brute"
+        return small_n and k <= 4 * _SCAN_K
 
     def _rebuild_after_load(self) -> None:
         """Rebuild what is derived from the training data (after :meth:`_validate_loaded_state`).
@@ -211,6 +241,11 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             return np.empty((0, k)), np.empty((0, k), dtype=np.intp)
         n = self._Z.shape[0]
         Zq = np.ascontiguousarray(Zq)
+        if self._scans(k):
+            dist = np.empty((Zq.shape[0], k))
+            ind = np.empty((Zq.shape[0], k), dtype=np.intp)
+            _nb_nearest(self._Zt, Zq, np.full(Zq.shape[0], -1, dtype=np.intp), dist, ind)
+            return dist, ind
         # a tree only pays off for small k: a query for a large share of the data is a sort
         small = k <= max(64, n // 32)
         # the leave-one-out on a small training set: one exact distance matrix beats a tree
@@ -219,15 +254,15 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             prefixes is not None and n <= _FULL_MATRIX_N and Zq.shape[1] <= _MAX_TREE_DIM
         )
         # beyond 8 features a tree search for more than 16 neighbours loses to brute force
-        tree = isinstance(self._index, (KDTree, BallTree)) and (
+        tree = self.algorithm_ != "brute" and (
             Zq.shape[1] <= _MAX_TREE_DIM or k <= 16 or self.algorithm != "auto"
         )
         if small and not full and tree:
-            dist, ind = self._index.query(Zq, k=k)
+            dist, ind = self._tree_index().query(Zq, k=k)
             if not (dist[:, 1:] == dist[:, :-1]).any():
                 return dist, ind  # sorted by distance, no ties to order by index
         elif not full:
-            ind = self._brute.kneighbors(Zq, n_neighbors=k, return_distance=False)
+            ind = self._brute_index().kneighbors(Zq, n_neighbors=k, return_distance=False)
             dist = np.empty(ind.shape)
             _nb_exact_distances(self._Z, Zq, ind, dist)
         else:
@@ -290,14 +325,20 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         extending = False
         while True:
             k_max = max(batch)
-            dist, ind = self._kneighbors(
-                Z[evaluate], min(k_max + 1, n), prefixes=[c + 1 for c in batch]
-            )
-            # drop the query itself (it is usually, but with duplicates not always, first)
-            is_self = ind == evaluate[:, None]
-            order = np.argsort(is_self, axis=1, kind="stable")[:, :k_max]
-            dist = np.ascontiguousarray(np.take_along_axis(dist, order, axis=1))
-            ind = np.ascontiguousarray(np.take_along_axis(ind, order, axis=1))
+            if self._scans(k_max):
+                # the k_max nearest other rows, exactly and sorted, in one compiled scan
+                dist = np.empty((evaluate.size, k_max))
+                ind = np.empty((evaluate.size, k_max), dtype=np.intp)
+                _nb_nearest(self._Zt, Z[evaluate], evaluate.astype(np.intp), dist, ind)
+            else:
+                dist, ind = self._kneighbors(
+                    Z[evaluate], min(k_max + 1, n), prefixes=[c + 1 for c in batch]
+                )
+                # drop the query itself (usually, but with duplicates not always, first)
+                is_self = ind == evaluate[:, None]
+                order = np.argsort(is_self, axis=1, kind="stable")[:, :k_max]
+                dist = np.ascontiguousarray(np.take_along_axis(dist, order, axis=1))
+                ind = np.ascontiguousarray(np.take_along_axis(ind, order, axis=1))
             tau, bad = self._loo_scores(dist, ind, evaluate, batch)
             n_bad += bad
             n_fits += tau.size
@@ -328,10 +369,35 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
 
         Also returns the number of local fits that did not converge.
         """
+        positions = np.empty((ind.shape[0], len(ks), self.n_items_), dtype=np.int64)
+        n_bad = np.zeros(len(ks), dtype=np.int64)
+        self._loo_fits(dist, ind, np.asarray(ks, dtype=np.int64), positions, n_bad)
+        return _tau_per_k(self.rankings_[evaluate], positions), int(n_bad.sum())
+
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
+        """Fill the (E, G, m) predicted positions of the held-out rows for every k in ``ks``
+        and the (G,) counts of local fits that did not converge (the compiled kernel)."""
         raise NotImplementedError
 
+    # the subject and the advice of the ConvergenceWarning (subclass text)
+    _fit_subject = "the local fit"
+
+    def _not_converged_advice(self) -> str:
+        return ""
+
     def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        """One ConvergenceWarning for ``n_bad`` of ``n_fits`` local fits (subclass text)."""
+        """One ConvergenceWarning for ``n_bad`` of ``n_fits`` local fits."""
+        if n_bad:
+            where = f" {where}" if where else ""
+            warnings.warn(
+                f"{type(self).__name__}: {self._fit_subject} did not converge for {n_bad} of "
+                f"{n_fits} local fits{where}{self._not_converged_advice()}",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
     # ---------------------------------------------------------------- predict
     def _neighbours(self, X: Any, sort: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -438,7 +504,11 @@ class IBLRMallows(_BaseIBLR):
     algorithm : {"auto", "ball_tree", "kd_tree", "brute"}, default="auto"
         Exact Euclidean neighbour search: scikit-learn's :class:`~sklearn.neighbors.KDTree`
         or :class:`~sklearn.neighbors.BallTree`, or brute force; ``"auto"`` uses the KD-tree
-        up to 15 features and brute force beyond.
+        up to 15 features and brute force beyond, and scans the training rows in one
+        compiled pass where that is cheaper than building an index (at most 64 neighbours on
+        at most 2048 rows or instead of brute force). Every search is exact: they differ
+        at most in which of several rows tied at the k-th distance enters (the scan takes
+        the lowest-numbered).
     random_state : None, int or RandomState, default=None
         Seeds the subsample of ``cv_max_eval``.
     max_iter : int, default=100
@@ -506,36 +576,8 @@ class IBLRMallows(_BaseIBLR):
     0.96
     """
 
-    _parameter_constraints: dict = {  # noqa: RUF012
-        **_BaseIBLR._parameter_constraints,
-        "max_iter": [Interval(numbers.Integral, 1, None)],
-    }
     _needs_sorted_neighbours = False
-
-    def __init__(
-        self,
-        n_neighbors: int | str = "auto",
-        *,
-        weights: str = "dudani",
-        scaling: str = "zscore",
-        k_grid: tuple = K_GRID,
-        cv_max_eval: int = 1000,
-        extend_grid: bool = True,
-        algorithm: str = "auto",
-        random_state: Any = None,
-        max_iter: int = 100,
-    ) -> None:
-        super().__init__(
-            n_neighbors,
-            weights=weights,
-            scaling=scaling,
-            k_grid=k_grid,
-            cv_max_eval=cv_max_eval,
-            extend_grid=extend_grid,
-            algorithm=algorithm,
-            random_state=random_state,
-        )
-        self.max_iter = max_iter
+    _fit_subject = "the approximate EM"
 
     def _prepare(self, R: Rankings) -> None:
         lengths = R.lengths
@@ -570,43 +612,25 @@ class IBLRMallows(_BaseIBLR):
             )
         return centers, mean_dist, converged
 
-    def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        if n_bad:
-            where = f" {where}" if where else ""
-            warnings.warn(
-                f"IBLRMallows: the approximate EM did not converge for {n_bad} of {n_fits} "
-                f"local fits{where} (max_iter={self.max_iter} reached or the centres "
-                "cycled); the best centre seen is used. Increase max_iter if the centres did "
-                "not cycle.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
+    def _not_converged_advice(self) -> str:
+        return (
+            f" (max_iter={self.max_iter} reached or the centres cycled); the best centre seen "
+            "is used. Increase max_iter if the centres did not cycle."
+        )
 
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
         centers, _, converged = self._fit_centers(dist, ind)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return centers
 
-    def _loo_scores(
-        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
-    ) -> np.ndarray:
-        m = self._ranks.shape[1]
-        centers = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
-        n_bad = np.zeros(len(ks), dtype=np.int64)
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
         _nb_loo_centers(
-            self._ranks,
-            self._votes,
-            self._completeness,
-            ind,
-            dist,
-            np.asarray(ks, dtype=np.int64),
-            self.weights == "uniform",
-            self.max_iter,
-            centers,
-            n_bad,
-        )
-        truth = self.rankings_[evaluate]
-        return _tau_per_k(truth, centers), int(n_bad.sum())
+            self._ranks, self._votes, self._completeness, ind, dist, ks,
+            self.weights == "uniform", self.max_iter, positions, n_bad,
+        )  # fmt: skip
 
     def predict_theta(self, X: Any) -> np.ndarray:
         """Local Mallows spread ``theta`` per query: the reliability of its prediction.
@@ -707,11 +731,11 @@ class IBLRPlackettLuce(_BaseIBLR):
     _parameter_constraints: dict = {  # noqa: RUF012
         **_BaseIBLR._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     _needs_sorted_neighbours = False
+    _fit_subject = "the local Plackett-Luce fit"
 
     def __init__(
         self,
@@ -737,9 +761,9 @@ class IBLRPlackettLuce(_BaseIBLR):
             extend_grid=extend_grid,
             algorithm=algorithm,
             random_state=random_state,
+            max_iter=max_iter,
         )
         self.alpha = alpha
-        self.max_iter = max_iter
         self.tol = tol
 
     def _prepare(self, R: Rankings) -> None:
@@ -776,36 +800,26 @@ class IBLRPlackettLuce(_BaseIBLR):
             )  # fmt: skip
         return scores, positions, converged
 
-    def _warn_not_converged(self, n_bad: int, n_fits: int, where: str = "") -> None:
-        if n_bad:
-            where = f" {where}" if where else ""
-            warnings.warn(
-                f"IBLRPlackettLuce: the local Plackett-Luce fit did not converge for {n_bad} "
-                f"of {n_fits} local fits{where} within max_iter={self.max_iter} Newton steps "
-                f"(tol={self.tol}); the last scores are used. Increase max_iter (or tol) to "
-                "fit them fully.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
+    def _not_converged_advice(self) -> str:
+        return (
+            f" within max_iter={self.max_iter} Newton steps (tol={self.tol}); the last scores "
+            "are used. Increase max_iter (or tol) to fit them fully."
+        )
 
     def _predict_from_neighbours(self, dist: np.ndarray, ind: np.ndarray) -> np.ndarray:
         _, positions, converged = self._fit_scores(dist, ind, order_only=True)
         self._warn_not_converged(int((~converged).sum()), converged.size)
         return positions
 
-    def _loo_scores(
-        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
-    ) -> tuple[np.ndarray, int]:
-        m = self.n_items_
-        positions = np.empty((ind.shape[0], len(ks), m), dtype=np.int64)
-        n_bad = np.zeros(len(ks), dtype=np.int64)
+    def _loo_fits(
+        self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
+        n_bad: np.ndarray,
+    ) -> None:  # fmt: skip
         _nb_loo_pl(
-            PLRows(self._orders, self._lengths, self._row_weights), ind, dist,
-            np.asarray(ks, dtype=np.int64), self.weights == "uniform",
+            PLRows(self._orders, self._lengths, self._row_weights), ind, dist, ks,
+            self.weights == "uniform",
             PLFit(float(self.alpha), int(self.max_iter), float(self.tol), True), positions, n_bad,
         )  # fmt: skip
-        truth = self.rankings_[evaluate]
-        return _tau_per_k(truth, positions), int(n_bad.sum())
 
     def predict_scores(self, X: Any) -> np.ndarray:
         """Centred log-worths of the local Plackett-Luce model of every query.
@@ -821,12 +835,16 @@ class IBLRPlackettLuce(_BaseIBLR):
         return scores
 
 
-def _tau_per_k(truth: Any, positions: np.ndarray) -> np.ndarray:
+def _tau_per_k(truth: Rankings, positions: np.ndarray) -> np.ndarray:
     """Kendall tau of every held-out row's prediction for every candidate k, shape (E, G),
-    from the (E, G, m) label positions of the leave-one-out kernels."""
-    return np.column_stack(
-        [
-            kendall_tau_rows(truth, positions_to_ranks(positions[:, g]))
-            for g in range(positions.shape[1])
-        ]
-    )
+    from the (E, G, m) label positions of the leave-one-out kernels: the values of
+    :func:`rankclust.metrics.kendall_tau_rows` (NaN for a row without a pair), in one
+    compiled pass instead of one validated call per candidate."""
+    n_e, n_g, _ = positions.shape
+    disc = np.empty((n_e, n_g), dtype=np.int64)
+    comp = np.empty((n_e, n_g), dtype=np.int64)
+    _nb_tau_counts(np.ascontiguousarray(truth.ranks, dtype=np.int64), positions, disc, comp)
+    tau = np.full((n_e, n_g), np.nan)
+    ok = comp > 0
+    tau[ok] = (comp[ok] - 2 * disc[ok]) / comp[ok]
+    return tau
