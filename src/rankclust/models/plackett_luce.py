@@ -54,16 +54,33 @@ from rankclust.models import _davidson_luce as dl
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
+    "MAX_TIE_ORDER",
     "ChoiceStages",
     "PlackettLuce",
+    "TieStages",
     "choice_stages",
+    "davidson_luce_information",
+    "davidson_luce_loglik",
+    "fit_davidson_luce",
     "fit_scores",
     "loglik_rows",
     "mm_denominators",
     "mm_wins",
     "mm_worths",
     "stage_pass",
+    "tie_stages",
 ]
+
+# The Davidson-Luce (ties) functions live in their own module; published here, beside the
+# Plackett-Luce ones, for the estimators (and mixtures) that build on them.
+#: Largest tie order (bucket size) the Davidson-Luce fit accepts (see
+#: :mod:`rankclust.models._davidson_luce`).
+MAX_TIE_ORDER = dl.MAX_TIE_ORDER
+TieStages = dl.TieStages
+tie_stages = dl.tie_stages
+davidson_luce_loglik = dl.davidson_luce_loglik
+davidson_luce_information = dl.davidson_luce_information
+fit_davidson_luce = dl.fit_davidson_luce
 
 
 # --------------------------------------------------------------------------------------------
