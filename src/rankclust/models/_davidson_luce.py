@@ -94,6 +94,14 @@ class TieStages:
         Largest bucket size over the stages (1 without ties).
     tie_counts : ndarray of float64, shape (max_tie + 1,)
         Unweighted number of stages whose bucket has each size (index = size).
+    set_id : ndarray of int64, shape (u, m)
+        Distinct choice set of stage ``s`` of row ``r`` (``-1`` beyond ``n_stages[r]``). The
+        normaliser of a stage depends on its choice set only, and many stages share one (the
+        first stage of every complete ranking is over all items), so it is computed once per
+        distinct set.
+    set_items : ndarray of int64, shape (n_sets, m)
+        The items of each distinct choice set (first ``set_size`` entries).
+    set_size : ndarray of int64, shape (n_sets,)
     """
 
     order: np.ndarray
@@ -104,6 +112,9 @@ class TieStages:
     weights: np.ndarray
     max_tie: int
     tie_counts: np.ndarray
+    set_id: np.ndarray
+    set_items: np.ndarray
+    set_size: np.ndarray
 
     @property
     def n_items(self) -> int:
@@ -162,6 +173,7 @@ def tie_stages(R: Rankings, *, compress: bool = True) -> TieStages:
     used = np.arange(m)[None, :] < n_buckets[:, None]
     size_list = sizes[used]
     max_tie = int(size_list.max(initial=1))
+    set_id, set_items, set_size = _choice_sets(order, in_set, starts, used)
     return TieStages(
         order=order,
         in_set=in_set,
@@ -171,7 +183,30 @@ def tie_stages(R: Rankings, *, compress: bool = True) -> TieStages:
         weights=R.weights,
         max_tie=max_tie,
         tie_counts=np.bincount(size_list, minlength=max_tie + 1).astype(np.float64),
+        set_id=set_id,
+        set_items=set_items,
+        set_size=set_size,
     )
+
+
+def _choice_sets(
+    order: np.ndarray, in_set: np.ndarray, starts: np.ndarray, used: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct choice sets of the stages: (set_id (u, m), set_items, set_size)."""
+    u, m = order.shape
+    rows, stage = np.nonzero(used)
+    # membership of the items still available at each stage, as packed bits
+    avail = in_set[rows] & (np.arange(m)[None, :] >= starts[rows, stage][:, None])
+    member = np.zeros((rows.size, m), dtype=bool)
+    member[np.arange(rows.size)[:, None], order[rows]] = avail
+    packed = np.packbits(member, axis=1)
+    _, first, inv = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+    set_id = np.full((u, m), -1, dtype=np.int64)
+    set_id[rows, stage] = inv.reshape(-1)
+    firsts = member[first]
+    set_size = firsts.sum(axis=1).astype(np.int64)
+    set_items = np.argsort(~firsts, axis=1, kind="stable").astype(np.int64)
+    return set_id, set_items, set_size
 
 
 def check_tie_order(max_tie: int) -> None:
@@ -200,75 +235,89 @@ def _esym(zz, na, mx, d, y, e):  # pragma: no cover - compiled
     return e[d]
 
 
-def _dl_pass(
-    order, in_set, starts, n_stages, z, log_delta, row_w, with_grad, loglik, grad
+def _dl_sets(
+    set_items, set_size, z, log_delta, set_w, with_grad, log_norm, grad
 ):  # pragma: no cover
-    """Davidson-Luce log-likelihood of every row and the weighted gradient (compiled below).
+    """Log-normaliser of every distinct choice set and its weighted gradient (compiled below).
 
     ``log_delta`` has length ``D + 1`` (index = tie order; index 0 unused, index 1 = 0;
-    ``-inf`` = an order of strength 0). ``grad`` (m + D + 1) receives the gradient of
-    ``sum_r row_w[r] loglik[r]`` with respect to ``z`` (first m) and ``log_delta`` (the rest,
-    by order). Per stage, with ``M`` the largest score available and ``y_i = exp((z_i - M)/d)``
-    (all <= 1, so the recursions are stable), the normaliser is
+    ``-inf`` = an order of strength 0). With ``M`` the largest score in the set and
+    ``y_i = exp((z_i - M)/d)`` (all <= 1, so the recursions are stable), the normaliser is
     ``exp(M) sum_d delta_d e_d(y)``; the derivative of ``e_d`` in ``y_i`` is ``e_{d-1}`` of the
     others, from ``f_k = e_k - y_i f_{k-1}`` (no cancellation beyond rounding since y_i <= 1).
+    ``grad`` (m + D + 1) receives minus ``set_w`` times the gradient of each log-normaliser in
+    ``z`` (first m) and ``log_delta`` (the rest, by order). O(|A| D^2) per set.
     """
-    u, m = order.shape
+    n_sets, m = set_items.shape
     dmax = log_delta.shape[0] - 1
     delta = np.exp(log_delta)
     zz = np.empty(m)
-    items = np.empty(m, dtype=np.int64)
     y = np.empty(m)
     e = np.empty(dmax + 1)
     ed = np.empty(dmax + 1)
+    for a in range(n_sets):
+        na = set_size[a]
+        mx = -np.inf
+        for i in range(na):
+            zz[i] = z[set_items[a, i]]
+            mx = max(mx, zz[i])
+        nd = min(dmax, na)
+        total = 0.0
+        for d in range(1, nd + 1):
+            ed[d] = 0.0 if delta[d] == 0.0 else _esym(zz, na, mx, d, y, e)
+            total += delta[d] * ed[d]
+        log_norm[a] = mx + np.log(total)
+        w = set_w[a]
+        if not with_grad or w == 0.0:
+            continue
+        for d in range(1, nd + 1):
+            if delta[d] == 0.0:
+                continue
+            grad[m + d] -= w * delta[d] * ed[d] / total
+            _esym(zz, na, mx, d, y, e)  # again, for the leave-one-out recursion
+            for i in range(na):
+                f = 1.0
+                for k in range(1, d):
+                    f = e[k] - y[i] * f
+                # d/dz_i of delta_d e_d(v^(1/d)) / normaliser = delta_d y_i f / (d total)
+                grad[set_items[a, i]] -= w * delta[d] * y[i] * f / (d * total)
+
+
+_nb_dl_sets = numba.njit(_dl_sets, cache=True, nogil=True)
+
+
+def _dl_rows(
+    order, starts, n_stages, set_id, z, log_delta, log_norm, row_w, with_grad, loglik, grad
+):  # pragma: no cover
+    """Log-likelihood of every row from the set normalisers, plus the numerators' gradient.
+
+    Stage ``s`` of row ``r`` contributes ``log delta_c + mean(z over its bucket) -
+    log_norm[set_id[r, s]]`` (``c`` the bucket size; ``-inf`` for an order of strength 0).
+    O(u m).
+    """
+    u, m = order.shape
+    dmax = log_delta.shape[0] - 1
     for r in range(u):
         ll = 0.0
         w = row_w[r]
         for s in range(n_stages[r]):
             a = starts[r, s]
-            b = starts[r, s + 1]
-            c = b - a
-            na = 0
-            mx = -np.inf
-            for t in range(a, m):
-                if in_set[r, t]:
-                    items[na] = order[r, t]
-                    zz[na] = z[order[r, t]]
-                    if zz[na] > mx:
-                        mx = zz[na]
-                    na += 1
-            if c > dmax or delta[c] == 0.0:
+            c = starts[r, s + 1] - a
+            if c > dmax or log_delta[c] == -np.inf:
                 ll = -np.inf
                 break
             num = log_delta[c]
-            for t in range(a, b):
+            for t in range(a, a + c):
                 num += z[order[r, t]] / c
-            nd = min(dmax, na)
-            total = 0.0
-            for d in range(1, nd + 1):
-                ed[d] = 0.0 if delta[d] == 0.0 else _esym(zz, na, mx, d, y, e)
-                total += delta[d] * ed[d]
-            ll += num - mx - np.log(total)
+            ll += num - log_norm[set_id[r, s]]
             if with_grad and w != 0.0:
-                for t in range(a, b):
+                for t in range(a, a + c):
                     grad[order[r, t]] += w / c
                 grad[m + c] += w
-                for d in range(1, nd + 1):
-                    if delta[d] == 0.0:
-                        continue
-                    share = delta[d] * ed[d] / total
-                    grad[m + d] -= w * share
-                    _esym(zz, na, mx, d, y, e)  # again, for the leave-one-out recursion
-                    for i in range(na):
-                        f = 1.0
-                        for k in range(1, d):
-                            f = e[k] - y[i] * f
-                        # d/dz_i of delta_d e_d(v^(1/d)) / normaliser = delta_d y_i f / (d total)
-                        grad[items[i]] -= w * delta[d] * y[i] * f / (d * total)
         loglik[r] = ll
 
 
-_nb_dl_pass = numba.njit(_dl_pass, cache=True, nogil=True)
+_nb_dl_rows = numba.njit(_dl_rows, cache=True, nogil=True)
 
 
 def _log_delta_vector(tie_strengths: Any, max_order: int) -> np.ndarray:
@@ -286,15 +335,32 @@ def _run(stages: TieStages, z: np.ndarray, log_delta: np.ndarray, row_w: np.ndar
     u, m = stages.order.shape
     loglik = np.empty(u)
     grad = np.zeros(m + log_delta.size)
-    _nb_dl_pass(
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    log_delta = np.ascontiguousarray(log_delta, dtype=np.float64)
+    with_grad = row_w is not None
+    row_w = np.zeros(u) if row_w is None else np.ascontiguousarray(row_w, dtype=np.float64)
+    n_sets = stages.set_size.shape[0]
+    if with_grad:
+        used = stages.set_id >= 0
+        set_w = np.bincount(
+            stages.set_id[used],
+            weights=np.broadcast_to(row_w[:, None], used.shape)[used],
+            minlength=n_sets,
+        )
+    else:
+        set_w = np.zeros(n_sets)
+    log_norm = np.empty(n_sets)
+    _nb_dl_sets(stages.set_items, stages.set_size, z, log_delta, set_w, with_grad, log_norm, grad)
+    _nb_dl_rows(
         stages.order,
-        stages.in_set,
         stages.starts,
         stages.n_stages,
-        np.ascontiguousarray(z, dtype=np.float64),
-        np.ascontiguousarray(log_delta, dtype=np.float64),
-        np.zeros(u) if row_w is None else np.ascontiguousarray(row_w, dtype=np.float64),
-        row_w is not None,
+        stages.set_id,
+        z,
+        log_delta,
+        log_norm,
+        row_w,
+        with_grad,
         loglik,
         grad,
     )
@@ -323,7 +389,8 @@ def davidson_luce_loglik(stages: TieStages, scores: Any, tie_strengths: Any) -> 
 
     Notes
     -----
-    Complexity: O(u m^2 D^2) time at worst for ``u`` distinct rankings, O(u + m) memory.
+    Complexity: O(a m D^2 + u m) time for ``u`` distinct rankings whose stages have ``a``
+    distinct choice sets (at most the number of stages), O(u m) memory.
     """
     z = np.asarray(scores, dtype=np.float64)
     if z.shape != (stages.n_items,) or not np.isfinite(z).all():
@@ -340,7 +407,8 @@ def davidson_luce_gradient(
 ) -> tuple[float, np.ndarray]:
     """Weighted log-likelihood and its gradient in ``(z, log_delta[2:])``. Trusts its input.
 
-    ``log_delta`` as in the compiled pass (length ``D + 1``). Complexity O(u m^2 D^3).
+    ``log_delta`` as in the compiled pass (length ``D + 1``). Complexity O(a m D^3 + u m) for
+    ``a`` distinct choice sets.
     """
     loglik, grad = _run(stages, z, log_delta, row_w)
     m = stages.n_items
@@ -442,22 +510,26 @@ def fit_davidson_luce(
         x0,
         jac=True,
         method="L-BFGS-B",
-        options={"maxiter": max_iter, "gtol": 1e-9, "ftol": 0.0},
+        options={"maxiter": max_iter, "gtol": 1e-8 * max(1.0, float(row_w.sum())), "ftol": 0.0},
     )
     x = res.x
     n_iter = int(res.nit)
     converged = False
-    # Newton polish: the L-BFGS answer is near the optimum, where Newton converges fast.
+    # Newton polish from the L-BFGS answer, near the optimum. The Hessian (2 gradients per
+    # parameter) is kept while full steps are accepted (the chord method: linear convergence
+    # at a tiny rate there) and recomputed after a damped step.
+    H = None
     for _ in range(50):
-        z, ld = unpack(x)
         f, g = objective(x)
-        H = -davidson_luce_hessian(stages, row_w, z, ld, free)
-        if alpha > 0:
-            H[:m, :m] += alpha * np.diag(np.exp(z))
-        else:
-            # shift invariance: the information is singular along the constant shift of the
-            # scores, which the gradient never has; fill that direction to solve
-            H[:m, :m] += np.ones((m, m)) / m
+        if H is None:
+            z, ld = unpack(x)
+            H = -davidson_luce_hessian(stages, row_w, z, ld, free)
+            if alpha > 0:
+                H[:m, :m] += alpha * np.diag(np.exp(z))
+            else:
+                # shift invariance: the information is singular along the constant shift of
+                # the scores, which the gradient never has; fill that direction to solve
+                H[:m, :m] += np.ones((m, m)) / m
         try:
             dx = np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
@@ -465,6 +537,8 @@ def fit_davidson_luce(
         step = 1.0
         while step > 1e-8 and objective(x - step * dx)[0] > f + 1e-12 * abs(f):
             step /= 2
+        if step < 1.0:
+            H = None
         x = x - step * dx
         n_iter += 1
         if np.abs(step * dx).max() <= max(tol, 1e-12):
