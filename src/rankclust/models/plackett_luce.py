@@ -655,8 +655,9 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
 
     Complexity: ``fit`` O(n m log n + T u m) time and O(n m) memory for n rankings, u of them
     distinct, T MM updates; ``logpdf`` O(n m log n); ``sample`` O(size m log m). With ties
-    (largest tie order D): one likelihood and gradient O(u m^2 D^3), ``fit`` T of them plus a
-    few Newton steps of (m + D) gradients each, ``sample`` O(size m^2 D^2).
+    (largest tie order D): one likelihood and gradient O(a m D^3 + u m) for ``a`` distinct
+    choice sets over all stages, ``fit`` T of them (L-BFGS) plus one central-difference
+    Hessian, 2 (m + D) gradients, for the Newton polish; ``sample`` O(size m^2 D^2).
 
     References
     ----------
