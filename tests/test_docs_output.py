@@ -118,7 +118,7 @@ def shown_values(code: str):
         yield source, _balanced_prefix(text) or text
 
 
-@pytest.mark.parametrize("page", ["getting_started.md", "label_ranking.md"])
+@pytest.mark.parametrize("page", ["getting_started.md", "label_ranking.md", "models.md"])
 def test_values_shown_in_python_examples_are_what_the_code_gives(page, tmp_path, monkeypatch):
     import matplotlib
     import numpy as np

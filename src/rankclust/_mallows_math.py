@@ -157,6 +157,7 @@ def solve_thetas(
     *,
     xtol: float = 1e-12,
     max_iter: int = 100,
+    scale: np.ndarray | None = None,
 ) -> np.ndarray:
     """Roots of ``g_k(theta) = sum_l counts[k, l] mu_l(theta) - stats[k]`` for all k.
 
@@ -187,12 +188,17 @@ def solve_thetas(
     max_iter : int, default=100
         Iterations besides the about ``theta_max`` that a root deep in the exponential tail
         may need from a start near 0.
+    scale : ndarray, shape (K,), optional
+        Total weight per component for the rounding-level test of the residual (default
+        ``counts.sum(axis=1)``). Pass it when ``counts`` has negative entries (rankings with
+        ties: a negative count per bucket, see :mod:`rankclust.models._mallows_ties`), whose
+        sum is no weight.
 
     Complexity: O(K m) per iteration; a few iterations from a warm start.
     """
     k_comp = counts.shape[0]
     theta = np.clip(np.asarray(theta0, dtype=np.float64), 0.0, theta_max).copy()
-    scale = np.maximum(counts.sum(axis=1), 1e-300)
+    scale = np.maximum(counts.sum(axis=1) if scale is None else scale, 1e-300)
     (mu_ends,) = length_tables(np.array([0.0, theta_max]), m, kind, ("mean",))
     upper = counts @ mu_ends[:, 0]
     low_end = counts @ mu_ends[:, 1]

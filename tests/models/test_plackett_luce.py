@@ -462,13 +462,15 @@ def test_one_item():
     assert model.converged_ and model.n_iter_ == 0
 
 
-def test_ties_are_rejected_naming_the_row():
+def test_ties_go_to_davidson_luce_and_the_stage_functions_refuse_them():
+    # The estimator fits ties (tests/models/test_davidson_luce.py); the untied PL functions
+    # still refuse them, naming the row, and an untied model gives a tie probability 0.
     R = Rankings.from_orderings([[0, 1, 2], [(0, 1), 2]], n_items=3)
     with pytest.raises(ValueError, match="row 1"):
-        PlackettLuce().fit(R)
+        choice_stages(R)
     model = PlackettLuce.from_params(scores=[0.0, 1.0, 2.0])
-    with pytest.raises(ValueError, match="row 1"):
-        model.logpdf(R)
+    assert model.logpdf(R)[1] == -np.inf
+    assert np.isfinite(model.logpdf(R)[0])
 
 
 def test_bad_input_errors():

@@ -42,6 +42,15 @@ programmes (see its Notes); fitting uses the paper's approximate ("hard") EM, wh
 alternates Proposition 1's most probable extension (:func:`most_probable_extension`) with a
 complete-data fit.
 
+**Ties** (bucket orders, every kind): a tied bucket means the order inside it is unknown, so
+the likelihood of a tied ranking is the total probability of the complete rankings
+consistent with it. For complete and top-t rankings this has a closed form, and the centre
+(Kemeny of the strict pairwise counts) and theta (a modified score equation) are the exact
+MLE; see :mod:`rankclust.models._mallows_ties`. A tied subset ranking's likelihood sums the
+exact subset marginal over the orders of its buckets; its fit is the approximate EM with
+ties ordered by the centre (the most probable completion). Untied data take the code paths
+above unchanged.
+
 Functions used by the mixture models
 ------------------------------------
 :func:`mallows_loglik` (per-row log-likelihood, every kind), :func:`estimate_center` and
@@ -62,12 +71,14 @@ References
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -87,6 +98,7 @@ from rankclust._param_validation import (
 )
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
+from rankclust.models import _mallows_ties as ties
 from rankclust.models._mallows_kernels import (
     _nb_sample_rankings,
     _nb_subset_logmass_bitmask,
@@ -425,8 +437,13 @@ def _total_weights(R: Rankings, sw: np.ndarray) -> np.ndarray:
 
 
 def _is_complete(R: Rankings) -> bool:
-    """Every row orders all items (ties excluded by the caller)."""
+    """Every row has all items present (with or without ties)."""
     return bool(np.all(R.lengths == R.n_items))
+
+
+def _complete_rows(R: Rankings, center: np.ndarray) -> Rankings:
+    """Most probable completion of every row: ties in centre order, then Proposition 1."""
+    return _extend(ties.break_ties(R, center) if R.has_ties.any() else R, center)
 
 
 def _uniforms(random_state: Any, shape: tuple[int, int]) -> np.ndarray:
@@ -459,7 +476,9 @@ def most_probable_extension(R: Any, center: Any) -> Rankings:
     Parameters
     ----------
     R : Rankings or array-like
-        Rankings without ties. For ``kind="top"`` the absent items are completed the same way
+        Rankings; the items of a tied bucket are first put in centre order (the most probable
+        order of a bucket, see :func:`rankclust.models._mallows_ties.break_ties`). For
+        ``kind="top"`` the absent items are completed the same way
         (which, for a top-t list, keeps them below the present ones only if the centre agrees;
         the maximum-entropy top-t likelihood does not need completions).
     center : array-like of int, shape (m,)
@@ -487,9 +506,9 @@ def most_probable_extension(R: Any, center: Any) -> Rankings:
     >>> most_probable_extension(R, [0, 1, 2, 3, 4]).to_orderings()
     [[1, 0, 2, 3, 4]]
     """
-    R = check_rankings(R, allow_ties=False, name="R")
+    R = check_rankings(R, name="R")
     c = _check_center(center, R.n_items)
-    return _extend(R, c)
+    return _complete_rows(R, c)
 
 
 # --------------------------------------------------------------------------------------------
@@ -530,7 +549,75 @@ def _subset_log_mass(
     )
 
 
+def _subset_chains_guard(sizes: list[int], chain_work: int, row: int) -> None:
+    n_ext = math.prod(math.factorial(b) for b in sizes)
+    if n_ext * chain_work > SUBSET_DP_MAX_WORK:
+        raise ValueError(
+            f"row {row}: the exact likelihood of a tied subset ranking sums the subset "
+            f"likelihood over its {n_ext} bucket orders, about {n_ext * chain_work:.2e} steps "
+            f"(limit SUBSET_DP_MAX_WORK = {SUBSET_DP_MAX_WORK})"
+        )
+
+
+def _tied_subset_log_mass(row: np.ndarray, center: np.ndarray, theta: float, row_id: int) -> float:
+    """``log sum_{pi consistent with the tied subset row} exp(-theta d_K(pi, center))``.
+
+    The sum over the orders of every bucket (the linear extensions of the present items) of
+    the exact subset marginal of each chain. O(prod_B |B|! x one chain's DP).
+    """
+    m = row.shape[0]
+    present = np.flatnonzero(row >= 0)
+    absent = np.flatnonzero(row < 0)
+    free = absent[np.argsort(center[absent])].astype(np.int64)
+    buckets = [present[row[present] == b] for b in range(int(row.max()) + 1)]
+    _subset_chains_guard(
+        [len(b) for b in buckets], min(_subset_dp_work(len(present), m - len(present))), row_id
+    )
+    vals = [
+        _subset_log_mass(np.concatenate(chain).astype(np.int64), free, center, theta, row_id)
+        for chain in itertools.product(*(itertools.permutations(b) for b in buckets))
+    ]
+    return float(logsumexp(vals))
+
+
 def _loglik_rows(R: Rankings, center: np.ndarray, theta: float) -> np.ndarray:
+    """Per-row log-likelihood of trusted input (valid centre, finite theta).
+
+    Rows with ties: :func:`_tied_loglik_rows`; the others below.
+    """
+    tied = R.has_ties
+    if not tied.any():
+        return _untied_loglik_rows(R, center, theta)
+    out = np.empty(R.n_rankings)
+    if (~tied).any():
+        out[~tied] = _untied_loglik_rows(R[np.flatnonzero(~tied)], center, theta)
+    out[tied] = _tied_loglik_rows(R[np.flatnonzero(tied)], center, theta)
+    return out
+
+
+def _tied_loglik_rows(R: Rankings, center: np.ndarray, theta: float) -> np.ndarray:
+    """Rows with ties: closed form for complete and top rows, bucket orders for subsets."""
+    m = R.n_items
+    closed = (R.lengths == m) | (R.kind == "top")
+    out = np.empty(R.n_rankings)
+    if closed.any():
+        out[closed] = ties.tied_loglik(R[np.flatnonzero(closed)], center, theta)
+    partial = np.flatnonzero(~closed)
+    if partial.size:
+        ranks = R.ranks[partial].astype(np.int64)
+        uniq, first, inverse = np.unique(ranks, axis=0, return_index=True, return_inverse=True)
+        log_psi = log_normalizer(theta, m)
+        vals = np.array(
+            [
+                _tied_subset_log_mass(row, center, theta, int(partial[first[u]])) - log_psi
+                for u, row in enumerate(uniq)
+            ]
+        )
+        out[partial] = vals[inverse.reshape(-1)]
+    return out
+
+
+def _untied_loglik_rows(R: Rankings, center: np.ndarray, theta: float) -> np.ndarray:
     """Per-row log-likelihood of trusted input (no ties, valid centre, finite theta).
 
     ``kind="top"``: Busse et al.'s top-t likelihood (complete rows included); ``"subset"``:
@@ -572,12 +659,17 @@ def mallows_loglik(R: Any, center: Any, theta: float) -> np.ndarray:
       length t;
     * ``kind="subset"``: the exact marginal ``log sum_{pi in E(sigma)} P(pi)`` over all
       consistent extensions (Cheng et al. 2009, eq. 5); a ranking of 0 or 1 items has
-      log-likelihood 0.
+      log-likelihood 0;
+    * rankings with ties (any kind): the total probability of the rankings consistent with
+      them (the order inside a bucket unknown). Complete and top rows in closed form,
+      ``-theta D - log psi_m + sum_B log psi_{|B|}`` with ``D`` the discordant pairs between
+      different buckets (:mod:`rankclust.models._mallows_ties`); incomplete subset rows as
+      the sum of the subset marginal over the orders of their buckets.
 
     Parameters
     ----------
     R : Rankings or array-like
-        Rankings without ties.
+        Rankings, with or without ties.
     center : array-like of int, shape (m,)
         Position vector of the centre.
     theta : float
@@ -590,8 +682,9 @@ def mallows_loglik(R: Any, center: Any, theta: float) -> np.ndarray:
     Raises
     ------
     ValueError
-        On ties (naming the row), a centre that is not a permutation, a bad theta, or a
-        subset row whose exact likelihood exceeds :data:`SUBSET_DP_MAX_WORK`.
+        On a centre that is not a permutation, a bad theta, or a subset row whose exact
+        likelihood exceeds :data:`SUBSET_DP_MAX_WORK` (for a tied subset row: times the
+        number of orders of its buckets, ``prod_B |B|!``).
 
     Notes
     -----
@@ -625,7 +718,7 @@ def mallows_loglik(R: Any, center: Any, theta: float) -> np.ndarray:
     >>> np.round(np.exp(mallows_loglik(R, [0, 1, 2], 1.0)), 4)
     array([0.4863, 0.0242, 0.6652])
     """
-    R = check_rankings(R, allow_ties=False, name="R")
+    R = check_rankings(R, name="R")
     c = _check_center(center, R.n_items)
     return _loglik_rows(R, c, _check_theta(theta))
 
@@ -656,7 +749,7 @@ def _approximate_em(
     seen: dict[bytes, int] = {}
     history: list[tuple[np.ndarray, float]] = []
     for it in range(1, max_iter + 1):
-        completed = _extend(R, center)
+        completed = _complete_rows(R, center)
         objective = float(w @ kendall_distances(completed, center))
         seen[center.tobytes()] = len(history)
         history.append((center, objective))
@@ -695,12 +788,15 @@ def estimate_center(
       Alg. 1): start from the generalised Borda count (Prop. 2) or ``init``; repeat
       {complete every ranking by its most probable extension (Prop. 1); centre <- consensus of
       the completions} until the centre repeats. Cycles are detected; the best centre of the
-      cycle (smallest ``sum_i w_i d_K(sigma_i*, c)``) is returned.
+      cycle (smallest ``sum_i w_i d_K(sigma_i*, c)``) is returned;
+    * ties: a tied pair costs nothing (the pairwise counts are strict), which makes the
+      Kemeny ranking the exact MLE for complete and top rankings with ties; in the subset EM
+      a tied bucket is completed in centre order (its most probable order).
 
     Parameters
     ----------
     R : Rankings or array-like
-        Rankings without ties.
+        Rankings, with or without ties.
     sample_weight : array-like of float, shape (n,), optional
         Non-negative row weights (e.g. mixture responsibilities), multiplied into the
         rankings' own weights.
@@ -746,7 +842,7 @@ def estimate_center(
     >>> estimate_center(R)
     array([0, 1, 2, 3])
     """
-    R = check_rankings(R, allow_ties=False, name="R")
+    R = check_rankings(R, name="R")
     sw = check_sample_weight(sample_weight, R.n_rankings)
     _total_weights(R, sw)
     start = None if init is None else _check_center(init, R.n_items, name="init")
@@ -775,12 +871,17 @@ def estimate_theta(
     * ``kind="subset"`` with incomplete rows: Cheng et al.'s approximation -- the complete-data
       MLE of the most probable extensions (Prop. 1). This is not the MLE of the subset
       marginal likelihood: a row of 0 or 1 items is completed to the centre itself and
-      pushes theta up.
+      pushes theta up;
+    * ties: for complete and top rankings the exact MLE of the tied likelihood, the root of
+      ``sum_i w_i (mu_m - sum_B mu_{|B|}) = sum_i w_i D_i``
+      (:func:`rankclust.models._mallows_ties.tied_theta_mle`); incomplete subset rows are
+      first completed by their most probable extension (ties in centre order), complete
+      rows keep their ties.
 
     Parameters
     ----------
     R : Rankings or array-like
-        Rankings without ties.
+        Rankings, with or without ties.
     center : array-like of int, shape (m,)
         Position vector.
     sample_weight : array-like of float, shape (n,), optional
@@ -806,7 +907,7 @@ def estimate_theta(
     >>> round(estimate_theta(R, [1, 0, 2, 3]), 1)
     1.2
     """
-    R = check_rankings(R, allow_ties=False, name="R")
+    R = check_rankings(R, name="R")
     c = _check_center(center, R.n_items)
     sw = check_sample_weight(sample_weight, R.n_rankings)
     w = _total_weights(R, sw)
@@ -818,6 +919,14 @@ def _estimate_theta(
 ) -> float:
     """:func:`estimate_theta` on trusted input with total row weights ``w``."""
     m = R.n_items
+    if R.has_ties.any():
+        if R.kind != "top" and not _is_complete(R):
+            # incomplete rows by their most probable completion; complete rows keep ties
+            short = R.lengths < m
+            ranks = R.ranks.astype(np.int64)
+            ranks[short] = _complete_rows(R[np.flatnonzero(short)], center).ranks
+            R = Rankings._from_trusted(ranks, kind="subset")
+        return ties.tied_theta_mle(R, center, w, theta_max, xtol)
     if R.kind == "top":
         stat = kendall_distances(R, center)
         return theta_mle(
@@ -958,6 +1067,12 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     * Subset data: Cheng et al.'s approximate EM (Sec. 4.2): Prop. 1 completions alternate
       with complete-data fits from a generalised Borda start, until the centre repeats.
       It does not maximise the exact subset likelihood that :meth:`logpdf` reports.
+    * Ties (any kind): a tied bucket is an order that was not recorded, and the likelihood
+      is the total probability of the consistent complete rankings. Complete and top data:
+      exact MLE (Kemeny centre of the strict pairwise counts, theta from the tied score
+      equation); subset data: the approximate EM with tied buckets completed in centre
+      order. :meth:`logpdf` is exact for every kind; :meth:`sample` draws complete
+      (untied) rankings. See :mod:`rankclust.models._mallows_ties`.
     * Weighted data (``Rankings.weights`` times ``sample_weight``) give the same fit as the
       expanded data.
 
@@ -1035,8 +1150,8 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         Parameters
         ----------
         R : Rankings or array-like
-            Rankings without ties (a tie raises ``ValueError`` naming the row); arrays are read
-            as 1-based ranks with 0/NaN for missing (``kind="subset"``).
+            Rankings, with or without ties; arrays are read as 1-based ranks with 0/NaN for
+            missing (``kind="subset"``).
         y : None
             Ignored.
         sample_weight : array-like of float, shape (n,), optional
@@ -1047,7 +1162,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         self
         """
         self._validate_params()
-        R = check_rankings(R, allow_ties=False, name="R")
+        R = check_rankings(R, name="R")
         if R.n_rankings == 0:
             raise ValueError("R has no rankings")
         if R.n_items == 0:
@@ -1077,9 +1192,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     # ---------------------------------------------------------------- distribution
     def _check_data(self, R: Any) -> Rankings:
         check_is_fitted(self, ["center_", "theta_"])
-        return check_rankings(
-            R, allow_ties=False, n_items=self.n_items_, name="R", items=self.items_
-        )
+        return check_rankings(R, n_items=self.n_items_, name="R", items=self.items_)
 
     def logpdf(self, R: Any) -> np.ndarray:
         """Log-probability of each ranking (see :func:`mallows_loglik` for every kind).
@@ -1087,7 +1200,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         Parameters
         ----------
         R : Rankings or array-like
-            Rankings over ``n_items_`` items, without ties.
+            Rankings over ``n_items_`` items, with or without ties.
 
         Returns
         -------
@@ -1139,7 +1252,23 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         from rankclust.inference import mallows_theta_standard_error
 
         R = self._check_data(R)
+        if R.has_ties.any():
+            return self._tied_theta_standard_error(R, sample_weight)
         return mallows_theta_standard_error(R, self.center_, self.theta_, sample_weight)
+
+    def _tied_theta_standard_error(self, R: Rankings, sample_weight: Any) -> float:
+        """``1 / sqrt(sum_i w_i (v_m - sum_B v_{|B|}))`` for complete/top rankings with ties."""
+        if R.kind != "top" and not _is_complete(R):
+            raise ValueError(
+                "theta standard errors need complete rankings or top-t lists: for incomplete "
+                'kind="subset" rankings Mallows fits theta by an approximate EM that maximises '
+                "no likelihood (use the bootstrap)"
+            )
+        w = _total_weights(R, check_sample_weight(sample_weight, R.n_rankings))
+        info = ties.tied_theta_information(R, self.theta_, w)
+        if self.theta_ >= THETA_MAX or not info > 0:
+            return float("nan")
+        return float(1.0 / np.sqrt(info))
 
     def theta_confint(
         self, R: Any, sample_weight: Any = None, *, level: float = 0.95

@@ -6,7 +6,9 @@ proportional to its worth. The log-worths ``z`` ("scores") are defined up to an 
 constant; rankclust reports them centred (mean zero), the convention of choix.
 
 Three kinds of observation are supported (see :mod:`rankclust.rankings` for the rank-matrix
-convention); ties are not:
+convention). The functions of this module take rankings without ties; the estimator
+:class:`PlackettLuce` also fits rankings with ties through the Davidson-Luce extension of
+:mod:`rankclust.models._davidson_luce` (untied data keep the code below unchanged):
 
 * a complete ranking of the ``m`` items: ``m - 1`` stages;
 * ``kind="top"``, a top-k list: ``min(k, m - 1)`` stages, each over *all* items not yet placed,
@@ -48,19 +50,37 @@ from rankclust._param_validation import (
     check_weight_total,
     validate_arguments,
 )
+from rankclust.models import _davidson_luce as dl
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
+    "MAX_TIE_ORDER",
     "ChoiceStages",
     "PlackettLuce",
+    "TieStages",
     "choice_stages",
+    "davidson_luce_information",
+    "davidson_luce_loglik",
+    "fit_davidson_luce",
     "fit_scores",
     "loglik_rows",
     "mm_denominators",
     "mm_wins",
     "mm_worths",
     "stage_pass",
+    "tie_stages",
 ]
+
+# The Davidson-Luce (ties) functions live in their own module; published here, beside the
+# Plackett-Luce ones, for the estimators (and mixtures) that build on them.
+#: Largest tie order (bucket size) the Davidson-Luce fit accepts (see
+#: :mod:`rankclust.models._davidson_luce`).
+MAX_TIE_ORDER = dl.MAX_TIE_ORDER
+TieStages = dl.TieStages
+tie_stages = dl.tie_stages
+davidson_luce_loglik = dl.davidson_luce_loglik
+davidson_luce_information = dl.davidson_luce_information
+fit_davidson_luce = dl.fit_davidson_luce
 
 
 # --------------------------------------------------------------------------------------------
@@ -577,6 +597,16 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
     unlisted items rank below the listed ones) and subset rankings (``kind="subset"``: the
     PL marginal on the present items); see :mod:`rankclust.models.plackett_luce`.
 
+    **Ties.** Rankings with ties (several items in one position) are fitted by the
+    Davidson-Luce model (Turner et al. 2020): at every stage a set ``S`` of ``d`` items is
+    chosen, tied, with probability proportional to ``delta_d (prod_{i in S} v_i)^(1/d)``,
+    ``delta_1 = 1``, for tie orders ``d`` up to the largest observed ``D`` (at most
+    :data:`~rankclust.models._davidson_luce.MAX_TIE_ORDER`). ``fit`` then also sets
+    ``tie_strengths_ = (delta_2, ..., delta_D)``; on data without ties it runs the
+    Plackett-Luce MM fit unchanged and ``tie_strengths_`` is empty (``D = 1``: a tied ranking
+    then has probability 0). See :mod:`rankclust.models._davidson_luce` for the stages of
+    each kind and the fit (L-BFGS and Newton on the concave log-likelihood).
+
     Parameters
     ----------
     alpha : float, default=0.0
@@ -596,6 +626,9 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Log-worths, mean zero (choix's ``params`` convention).
     worths_ : ndarray of float64, shape (n_items,)
         ``exp(scores_)`` normalised to sum 1.
+    tie_strengths_ : ndarray of float64, shape (D - 1,)
+        Davidson-Luce tie strengths ``delta_2..delta_D`` (empty when fitted on untied data).
+        An order up to ``D`` that the data never show has strength 0 (its MLE).
     ranking_ : ndarray of int64, shape (n_items,)
         Position vector of the modal ranking: ``ranking_[j]`` is the 0-based position of item
         ``j`` when items are ordered by decreasing score (ties broken by item index).
@@ -621,10 +654,16 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
     decreasing order gives an exact PL draw.
 
     Complexity: ``fit`` O(n m log n + T u m) time and O(n m) memory for n rankings, u of them
-    distinct, T MM updates; ``logpdf`` O(n m log n); ``sample`` O(size m log m).
+    distinct, T MM updates; ``logpdf`` O(n m log n); ``sample`` O(size m log m). With ties
+    (largest tie order D): one likelihood and gradient O(a m D^3 + u m) for ``a`` distinct
+    choice sets over all stages, ``fit`` T of them (L-BFGS) plus one central-difference
+    Hessian, 2 (m + D) gradients, for the Newton polish; ``sample`` O(size m^2 D^2).
 
     References
     ----------
+    Turner, H. L., van Etten, J., Firth, D. & Kosmidis, I. (2020). Modelling rankings in R:
+    the PlackettLuce package. Computational Statistics, 35, 1027-1057.
+
     Plackett, R. L. (1975). The analysis of permutations. Applied Statistics, 24(2), 193-202.
 
     Luce, R. D. (1959). Individual choice behavior. Wiley.
@@ -676,8 +715,8 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Parameters
         ----------
         R : Rankings or array-like of shape (n, m)
-            Rankings without ties (array input: 1-based ranks, 0 for missing, read as
-            ``kind="subset"``).
+            Rankings, with or without ties (array input: 1-based ranks, 0 for missing, read
+            as ``kind="subset"``). Ties select the Davidson-Luce fit.
         y : None
             Ignored.
         sample_weight : array-like of float, shape (n,), optional
@@ -691,13 +730,15 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If a ranking has ties (naming the row), on bad weights, or when ``alpha == 0`` and
-            the maximum-likelihood estimate does not exist.
+            On bad weights, a tie of more than ``MAX_TIE_ORDER`` items, or when
+            ``alpha == 0`` and the maximum-likelihood estimate does not exist.
         """
         self._validate_params()
-        R = check_rankings(R, allow_ties=False)
+        R = check_rankings(R)
         if R.n_items == 0:
             raise ValueError("R has no items")
+        if R.has_ties.any():
+            return self._fit_ties(R, sample_weight)
         scores, n_iter, converged = fit_scores(
             choice_stages(R),
             sample_weight,
@@ -718,14 +759,43 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self.converged_ = converged
         return self
 
+    def _fit_ties(self, R: Rankings, sample_weight: Any) -> PlackettLuce:
+        """The Davidson-Luce fit (``R`` has at least one tie)."""
+        stages = dl.tie_stages(R)
+        dl.check_tie_order(stages.max_tie)
+        row_w = stages.row_weights(
+            None if sample_weight is None else check_sample_weight(sample_weight, R.n_rankings)
+        )
+        check_weight_total(row_w, what="rankings")
+        scores, deltas, n_iter, converged = dl.fit_davidson_luce(
+            stages, row_w, alpha=float(self.alpha), max_iter=self.max_iter, tol=self.tol
+        )
+        if not converged:
+            warnings.warn(
+                f"PlackettLuce (Davidson-Luce, with ties) did not converge in "
+                f"max_iter={self.max_iter} iterations (tol={self.tol}); the estimate may not "
+                "exist (an item that never loses or never wins), try alpha > 0.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self._set_scores(scores)
+        self.tie_strengths_ = deltas
+        self.items_ = R.items
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        return self
+
     @classmethod
-    def from_params(cls, *, scores: Any, **params: Any) -> PlackettLuce:
+    def from_params(cls, *, scores: Any, tie_strengths: Any = None, **params: Any) -> PlackettLuce:
         """A fitted model with the given log-worths (shifted to mean zero).
 
         Parameters
         ----------
         scores : array-like of float, shape (m,)
             Finite log-worths, ``m >= 1``.
+        tie_strengths : array-like of float, shape (D - 1,), optional
+            Davidson-Luce tie strengths ``delta_2..delta_D`` (finite, non-negative, at most
+            ``MAX_TIE_ORDER - 1`` of them). Default: none (Plackett-Luce, no ties).
         **params
             Constructor parameters (used only if the model is re-fitted).
 
@@ -741,6 +811,12 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("scores must be finite")
         model = cls(**params)
         model._set_scores(z - z.mean())
+        if tie_strengths is not None:
+            delta = np.asarray(tie_strengths, dtype=np.float64)
+            if delta.ndim != 1 or not (np.isfinite(delta).all() and (delta >= 0).all()):
+                raise ValueError("tie_strengths must be a 1-d array of finite values >= 0")
+            dl.check_tie_order(delta.size + 1)
+            model.tie_strengths_ = delta
         return model
 
     def _set_scores(self, scores: np.ndarray) -> None:
@@ -753,11 +829,21 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self.ranking_ = ranking
         self.n_items_ = len(scores)
         self.items_ = None  # fit sets the names of its data
+        self.tie_strengths_ = np.empty(0)
+
+    def _has_tie_model(self) -> bool:
+        # models saved before ties existed have no tie_strengths_
+        return getattr(self, "tie_strengths_", np.empty(0)).size > 0
 
     # ---------------------------------------------------------------- distribution
     def _check_data(self, R: Any) -> Rankings:
         check_is_fitted(self, "scores_")
-        return check_rankings(R, allow_ties=False, n_items=self.n_items_, items=self.items_)
+        return check_rankings(R, n_items=self.n_items_, items=self.items_)
+
+    def _loglik(self, R: Rankings) -> np.ndarray:
+        if R.has_ties.any() or self._has_tie_model():
+            return dl.davidson_luce_loglik(dl.tie_stages(R), self.scores_, self.tie_strengths_)
+        return loglik_rows(choice_stages(R), self.scores_)
 
     def logpdf(self, R: Any) -> np.ndarray:
         """Log-probability of each ranking (complete, top-k or subset by ``R.kind``).
@@ -765,12 +851,14 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Parameters
         ----------
         R : Rankings or array-like of shape (n, n_items_)
+            With or without ties (Davidson-Luce probabilities; a tie of an order the model
+            lacks has log-probability ``-inf``).
 
         Returns
         -------
         ndarray of float64, shape (n,)
         """
-        return loglik_rows(choice_stages(self._check_data(R)), self.scores_)
+        return self._loglik(self._check_data(R))
 
     def pdf(self, R: Any) -> np.ndarray:
         """Probability of each ranking, ``exp(logpdf(R))``."""
@@ -793,7 +881,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         w = R.weights
         if not w.sum() > 0:
             raise ValueError("R has zero total weight")
-        return float(np.dot(w, loglik_rows(choice_stages(R), self.scores_)) / w.sum())
+        return float(np.dot(w, self._loglik(R)) / w.sum())
 
     @validate_arguments({"size": [Interval(Integral, 0, None)]})
     def sample(
@@ -811,7 +899,8 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         random_state : None, int or numpy.random.RandomState, default=None
         lengths : int or array-like of int, shape (size,), optional
             Keep only the top ``lengths`` items of each draw (each in ``1..n_items_``) and
-            return ``kind="top"`` lists. Default: complete rankings.
+            return ``kind="top"`` lists. Default: complete rankings. For a model with ties,
+            ``lengths`` counts buckets (positions), not items.
 
         Returns
         -------
@@ -825,10 +914,13 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             if isinstance(random_state, np.random.Generator)
             else check_random_state(random_state)
         )
-        keys = self.scores_ + rng.gumbel(size=(int(size), m))
-        order = np.argsort(-keys, axis=1)
-        ranks = np.empty_like(order)
-        np.put_along_axis(ranks, order, np.broadcast_to(np.arange(m), order.shape), axis=1)
+        if self._has_tie_model():
+            ranks = dl.sample_davidson_luce(self.scores_, self.tie_strengths_, size, rng)
+        else:
+            keys = self.scores_ + rng.gumbel(size=(int(size), m))
+            order = np.argsort(-keys, axis=1)
+            ranks = np.empty_like(order)
+            np.put_along_axis(ranks, order, np.broadcast_to(np.arange(m), order.shape), axis=1)
         if lengths is None:
             return Rankings(ranks)
         k = np.broadcast_to(np.asarray(lengths), (int(size),))
@@ -845,6 +937,12 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Pass the rankings and weights of the fit (the scores must maximise their likelihood,
         or posterior when ``alpha > 0``); see :func:`rankclust.inference.plackett_luce_vcov`.
 
+        For a model with ties (non-empty ``tie_strengths_``) the matrix covers
+        ``(scores_, log tie_strengths_)``, shape ``(n_items_ + D - 1,) * 2``, from the
+        central-difference Hessian of the Davidson-Luce log-likelihood
+        (:func:`rankclust.models._davidson_luce.davidson_luce_information`); a tie order of
+        strength 0 has NaN entries, and ``reference`` moves the scores block only.
+
         Parameters
         ----------
         R : Rankings or array-like of shape (n, n_items_)
@@ -859,6 +957,8 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         """
         from rankclust.inference import plackett_luce_vcov
 
+        if self._has_tie_model():
+            return self._vcov_ties(self._check_data(R), sample_weight, reference)
         return plackett_luce_vcov(
             choice_stages(self._check_data(R)),
             self.scores_,
@@ -866,6 +966,27 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
             alpha=self.alpha,
             reference=reference,
         )
+
+    def _vcov_ties(self, R: Rankings, sample_weight: Any, reference: int | None) -> np.ndarray:
+        stages = dl.tie_stages(R)
+        row_w = stages.row_weights(
+            None if sample_weight is None else check_sample_weight(sample_weight, R.n_rankings)
+        )
+        V = dl.davidson_luce_information(
+            stages, row_w, self.scores_, self.tie_strengths_, alpha=float(self.alpha)
+        )
+        if reference is not None:
+            m = self.n_items_
+            r = int(reference)
+            if r != reference or not 0 <= r < m:
+                raise ValueError(f"reference must be an item index in [0, {m}), got {reference!r}")
+            A = np.eye(V.shape[0])
+            A[:m, r] -= 1.0  # z_j - z_r
+            Vf = np.where(np.isnan(V), 0.0, V)
+            out = A @ Vf @ A.T
+            out[np.isnan(V)] = np.nan
+            return out
+        return V
 
     def standard_errors(
         self, R: Any, sample_weight: Any = None, *, reference: int | None = None
@@ -883,12 +1004,16 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
     ) -> np.ndarray:
         """Wald intervals of the scores, shape (n_items_, 2) (lower, upper).
 
+        For a model with ties, also of the log tie strengths (shape ``(n_items_ + D - 1, 2)``).
+
         In the parametrisation of ``reference`` (default: sum-zero ``scores_``; the
         reference item's interval is then ``[0, 0]``).
         """
         from rankclust.inference import wald_intervals
 
         z = self.scores_ if reference is None else self.scores_ - self.scores_[reference]
+        if self._has_tie_model():
+            z = np.concatenate([z, np.log(self.tie_strengths_)])
         se = self.standard_errors(R, sample_weight, reference=reference)
         return wald_intervals(z, se, level)
 
@@ -901,7 +1026,7 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         """
         from rankclust.inference import quasi_variances
 
-        q, _ = quasi_variances(self.vcov(R, sample_weight))
+        q, _ = quasi_variances(self.vcov(R, sample_weight)[: self.n_items_, : self.n_items_])
         return np.sqrt(q)
 
     def _validate_loaded_state(self) -> None:
@@ -912,5 +1037,8 @@ class PlackettLuce(ValidatedParamsMixin, BaseEstimator):
         loaded.items_attr(self, n_items=m)
         loaded.array_attr(self, "scores_", shape=(m,))
         loaded.array_attr(self, "worths_", shape=(m,), low=0.0)
+        delta = loaded.array_attr(self, "tie_strengths_", ndim=1, low=0.0, optional=True)
+        if delta is not None and delta.size + 1 > dl.MAX_TIE_ORDER:
+            raise ValueError(f"tie_strengths_ has more than {dl.MAX_TIE_ORDER - 1} values")
         ranking = loaded.array_attr(self, "ranking_", kind="i", shape=(m,))
         loaded.check_permutations(ranking[None, :], "ranking_")
