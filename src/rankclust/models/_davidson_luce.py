@@ -43,7 +43,7 @@ PlackettLuce package. Computational Statistics, 35, 1027-1057.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -286,15 +286,24 @@ def _dl_sets(
 _nb_dl_sets = numba.njit(_dl_sets, cache=True, nogil=True)
 
 
-def _dl_rows(
-    order, starts, n_stages, set_id, z, log_delta, log_norm, row_w, with_grad, loglik, grad
-):  # pragma: no cover
+class _RowStages(NamedTuple):
+    """The stage arrays of :class:`TieStages` that :func:`_dl_rows` reads (a numba-compatible
+    group, so the kernel stays within the ten-parameter convention)."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    n_stages: np.ndarray
+    set_id: np.ndarray
+
+
+def _dl_rows(rows, z, log_delta, log_norm, row_w, with_grad, loglik, grad):  # pragma: no cover
     """Log-likelihood of every row from the set normalisers, plus the numerators' gradient.
 
     Stage ``s`` of row ``r`` contributes ``log delta_c + mean(z over its bucket) -
     log_norm[set_id[r, s]]`` (``c`` the bucket size; ``-inf`` for an order of strength 0).
     O(u m).
     """
+    order, starts, n_stages, set_id = rows.order, rows.starts, rows.n_stages, rows.set_id
     u, m = order.shape
     dmax = log_delta.shape[0] - 1
     for r in range(u):
@@ -352,10 +361,7 @@ def _run(stages: TieStages, z: np.ndarray, log_delta: np.ndarray, row_w: np.ndar
     log_norm = np.empty(n_sets)
     _nb_dl_sets(stages.set_items, stages.set_size, z, log_delta, set_w, with_grad, log_norm, grad)
     _nb_dl_rows(
-        stages.order,
-        stages.starts,
-        stages.n_stages,
-        stages.set_id,
+        _RowStages(stages.order, stages.starts, stages.n_stages, stages.set_id),
         z,
         log_delta,
         log_norm,
