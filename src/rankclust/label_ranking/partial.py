@@ -44,7 +44,6 @@ from rankclust._unseen_labels import ranks_to_rankings
 from rankclust.bucket_consensus import (
     BUCKET_PIVOTS,
     _bucket_pivot_many,
-    _precedence_counts,
     pair_order_from_counts,
 )
 from rankclust.label_ranking._base import validate_fit_data, validate_predict_data
@@ -307,18 +306,20 @@ def _best_split(X, S, w, min_leaf):  # pragma: no cover - compiled below
     for f in range(d):
         order = np.argsort(X[:, f], kind="mergesort")
         left[:, :] = 0.0
-        right[:, :] = total
         wl = 0.0
         for k in range(n - 1):
             i = order[k]
             for p in range(n_pairs):
                 left[p, S[i, p]] += w[i]
-                right[p, S[i, p]] -= w[i]
             wl += w[i]
             x0 = X[i, f]
             x1 = X[order[k + 1], f]
             if x1 <= x0 or k + 1 < min_leaf or n - k - 1 < min_leaf:
                 continue
+            # the right child only at candidate thresholds (few when features repeat values)
+            for p in range(n_pairs):
+                for s in range(3):
+                    right[p, s] = total[p, s] - left[p, s]
             wr = wsum - wl
             imp = 0.0
             if wsum > 0.0:
@@ -495,10 +496,10 @@ class DecisionTreePartialLabelRanker(
         self.tree_right_ = np.array(right, dtype=np.int64)
         self.n_items_ = R.n_items
         m = R.n_items
-        prec = np.empty((len(leaves), m, m))
-        ties = np.empty((len(leaves), m, m))
+        leaf_of_row = np.empty(X.shape[0], dtype=np.int64)
         for k, (_, rows) in enumerate(leaves):
-            prec[k], ties[k] = _precedence_counts(ranks[rows], w[rows])
+            leaf_of_row[rows] = k
+        prec, ties = _leaf_counts(S, w, leaf_of_row, len(leaves), m)
         value = np.zeros((len(feature), m), dtype=np.int64)
         value[[node for node, _ in leaves]] = self._consensus(prec, ties, rng)
         self.tree_value_ = value
@@ -526,13 +527,37 @@ class DecisionTreePartialLabelRanker(
         return self.tree_value_[leaves]
 
 
-def _pure(S: np.ndarray) -> bool:
-    """True when the rows agree on every pair they observe (zero entropy)."""
-    if S.shape[0] <= 1 or S.shape[1] == 0:
-        return True
+def _pure(S):  # pragma: no cover - compiled below
+    """True when the rows of ``S`` agree on every pair they observe (zero entropy)."""
     for p in range(S.shape[1]):
-        col = S[:, p]
-        obs = col[col < 3]
-        if obs.size and (obs != obs[0]).any():
-            return False
+        first = 3
+        for i in range(S.shape[0]):
+            st = S[i, p]
+            if st == 3:
+                continue
+            if first == 3:
+                first = st
+            elif st != first:
+                return False
     return True
+
+
+_nb_pure = numba.njit(_pure, cache=True, nogil=True)
+
+
+def _leaf_counts(
+    S: np.ndarray, w: np.ndarray, leaf_of_row: np.ndarray, n_leaves: int, m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Precedence and tie counts (n_leaves, m, m) of each leaf's rows, from the pair states."""
+    n_pairs = S.shape[1]
+    counts = np.zeros((n_leaves, n_pairs, 4))
+    rows = np.repeat(leaf_of_row, n_pairs)
+    pairs = np.tile(np.arange(n_pairs), S.shape[0])
+    np.add.at(counts, (rows, pairs, S.ravel()), np.repeat(w, n_pairs))
+    u, v = np.triu_indices(m, 1)
+    prec = np.zeros((n_leaves, m, m))
+    ties = np.zeros((n_leaves, m, m))
+    prec[:, u, v] = counts[:, :, 0]
+    prec[:, v, u] = counts[:, :, 2]
+    ties[:, u, v] = ties[:, v, u] = counts[:, :, 1]
+    return prec, ties
