@@ -17,9 +17,9 @@ All consensus steps are BPA-LIA-MP2 with beta = 0.25
 
 Usage::
 
-    nice python experiments/alfaro2021/partial_label_ranking.py             # 1 x 10-fold CV
-    nice python experiments/alfaro2021/partial_label_ranking.py --reps 5    # 5 x 10-fold CV
-    nice python experiments/alfaro2021/partial_label_ranking.py --report    # table from cache
+    nice python experiments/alfaro2021/partial_label_ranking_alfaro2021.py             # 1 x 10-fold CV
+    nice python experiments/alfaro2021/partial_label_ranking_alfaro2021.py --reps 5    # 5 x 10-fold CV
+    nice python experiments/alfaro2021/partial_label_ranking_alfaro2021.py --report    # table from cache
 
 Per-fold results are appended to a JSON-lines cache (``--cache``) so an interrupted run
 resumes; ``--report`` only rebuilds the markdown from the cache.
@@ -50,8 +50,8 @@ DATASETS = [
     "pendigits", "satimage", "segment", "vehicle", "vowel", "wine", "yeast",
 ]  # fmt: skip
 METHODS = ("kNN", "Tree", "Consensus")
-CACHE = PATHS.raw / "partial_label_ranking.jsonl"
-REPORT = PATHS.results / "partial_label_ranking.md"
+CACHE = PATHS.raw / "partial_label_ranking_alfaro2021.jsonl"
+REPORT = PATHS.results / "partial_label_ranking_alfaro2021.md"
 
 
 def load(name: str):
@@ -95,7 +95,11 @@ def run(datasets, reps: int, cache: Path) -> None:
                 for fold, (train, test) in enumerate(folds):
                     if (name, rep, fold) in done:
                         continue
-                    rec = {"data": name, "rep": rep, "fold": fold, **run_fold(X, R, train, test)}
+                    rec = {
+                        "data": name, "n": X.shape[0], "labels": R.n_items,
+                        "rep": rep, "fold": fold, "platform": platform_line(),
+                        **run_fold(X, R, train, test),
+                    }  # fmt: skip
                     fh.write(json.dumps(rec) + "\n")
                     fh.flush()
             print(f"{name}: {time.perf_counter() - t0:.1f} s", flush=True)
@@ -109,8 +113,8 @@ def report(cache: Path, reps: int) -> str:
         "",
         f"Mean tau_x over {reps} x 10-fold cross-validation (std over the "
         f"{10 * reps} folds), and the total fit + predict time of the {10 * reps} folds. "
-        "Produced by `python experiments/alfaro2021/partial_label_ranking.py"
-        f"{'' if reps == 1 else f' --reps {reps}'}` ({platform_line()}, one thread, "
+        "Produced by `python experiments/alfaro2021/partial_label_ranking_alfaro2021.py"
+        f"{'' if reps == 1 else f' --reps {reps}'}` ({rows[0]['platform']}, one thread, "
         "a machine shared with other jobs: times are indicative).",
         "",
         "Methods (library defaults, those of scikit-lr): kNN = "
@@ -130,8 +134,7 @@ def report(cache: Path, reps: int) -> str:
         rs = [r for r in rows if r["data"] == name]
         if not rs:
             continue
-        X, R = load(name)
-        cells = [name, X.shape[0], R.n_items]
+        cells = [name, rs[0]["n"], rs[0]["labels"]]
         for m in METHODS:
             s = np.array([r[m]["tau_x"] for r in rs])
             means[m].append(s.mean())
@@ -166,10 +169,13 @@ def report(cache: Path, reps: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=1, help="repetitions of 10-fold CV")
+    ap.add_argument("--quick", action="store_true", help="1 x 10-fold CV (the default)")
     ap.add_argument("--datasets", nargs="*", default=DATASETS)
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--report", action="store_true", help="only rebuild the markdown")
     args = ap.parse_args()
+    if args.quick:
+        args.reps = 1
     limit_threads(1)
     if not args.report:
         run(args.datasets, args.reps, args.cache)
