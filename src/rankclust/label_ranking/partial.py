@@ -39,6 +39,7 @@ from sklearn.base import BaseEstimator
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._unseen_labels import ranks_to_rankings
 from rankclust.bucket_consensus import (
@@ -82,6 +83,11 @@ class _PartialLabelRankerMixin:
         if seen.size < m:
             out[:, self.unseen_items_] = (b.max(axis=1, initial=-1) + 2)[:, None]  # type: ignore[attr-defined]
         return out
+
+    def _validate_loaded_names(self, m: int) -> None:
+        """Checks of ``items_`` and ``unseen_items_`` in a loaded model."""
+        loaded.items_attr(self, n_items=m)
+        loaded.unseen_attr(self, n_items=m)
 
     def predict_rankings(self, X: Any) -> Rankings:
         """Predicted bucket orders, named by ``items_``; unseen labels unranked (absent).
@@ -148,6 +154,8 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
     unseen_items_ : ndarray of int64
         Labels in no training ranking; predicted tied in the last bucket.
     nn_ : sklearn.neighbors.NearestNeighbors
+    rankings_ : Rankings
+        The training rankings (with their weights).
 
     See Also
     --------
@@ -217,8 +225,7 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
                 f"samples, n_samples={X.shape[0]}"
             )
         self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors, metric=self.metric).fit(X)
-        self._ranks = np.asarray(R.ranks, dtype=np.int64)
-        self._row_weights = R.weights.astype(np.float64)
+        self.rankings_ = R
         self.n_items_ = R.n_items
         return self
 
@@ -230,19 +237,20 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
                 w = 1.0 / dist
             hit = zero.any(axis=1)
             w[hit] = zero[hit].astype(np.float64)
-        return w * self._row_weights[ind]
+        return w * self.rankings_.weights[ind]
 
     def predict(self, X: Any) -> np.ndarray:
         """Bucket orders as dense 1-based ranks with ties, shape (n_samples, n_labels)."""
         X = validate_predict_data(self, X)
         rng = check_random_state(self.random_state) if self.pivot == "random" else None
         m = self.n_items_
+        ranks = np.asarray(self.rankings_.ranks, dtype=np.int64)  # storage may be narrow
         out = np.empty((X.shape[0], m), dtype=np.int64)
         step = max(1, 4_000_000 // (self.n_neighbors * m * m))
         for s in range(0, X.shape[0], step):
             dist, ind = self.nn_.kneighbors(X[s : s + step])
             w = self._neighbour_weights(dist, ind)
-            r = self._ranks[ind]  # (q, k, m)
+            r = ranks[ind]  # (q, k, m)
             both = (r[..., :, None] >= 0) & (r[..., None, :] >= 0)
             less = (r[..., :, None] < r[..., None, :]) & both
             same = (r[..., :, None] == r[..., None, :]) & both
@@ -250,6 +258,19 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
             ties = np.einsum("qk,qkuv->quv", w, same.astype(np.float64))
             out[s : s + step] = self._consensus(prec, ties, rng)
         return out
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
+        nn = loaded.estimator_attr(self, "nn_", NearestNeighbors, n_features=d)
+        n = getattr(nn, "n_samples_fit_", 0)
+        loaded.rankings_attr(self, "rankings_", n_items=m, n_rankings=n)
+        if not 1 <= self.n_neighbors <= n:
+            raise ValueError(f"nn_: {n} training rows for n_neighbors={self.n_neighbors}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -525,6 +546,29 @@ class DecisionTreePartialLabelRanker(
         """Bucket orders as dense 1-based ranks with ties, shape (n_samples, n_labels)."""
         leaves = self.apply(X)  # checks fitted and X
         return self.tree_value_[leaves]
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        m = loaded.int_attr(self, "n_items_", low=1)
+        self._validate_loaded_names(m)
+        loaded.check_tree(
+            self.tree_feature_,
+            self.tree_threshold_,
+            self.tree_left_,
+            self.tree_right_,
+            n_features=d,
+            name="tree_",
+        )
+        n = len(self.tree_feature_)
+        value = loaded.array_attr(self, "tree_value_", kind="i", shape=(n, m), low=0, high=m)
+        leaf = self.tree_feature_ < 0
+        if (value[leaf] < 1).any():
+            raise ValueError("tree_value_: a leaf has a rank below 1")
+        loaded.int_attr(self, "n_leaves_", low=1, high=n)
+        loaded.int_attr(self, "depth_", low=0, high=n)
 
 
 def _pure(S):  # pragma: no cover - compiled below
