@@ -221,10 +221,11 @@ def bucket_order_cost(P: Any, b: Any) -> float:
     return float(D.sum())
 
 
-def _check_pair_order(P: Any) -> np.ndarray:
+def _check_pair_order(P: Any, *, stack: bool = False) -> np.ndarray:
     P = np.asarray(P, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] != P.shape[1]:
-        raise ValueError(f"P must be a square matrix, got shape {P.shape}")
+    if P.ndim not in ((2, 3) if stack else (2,)) or P.shape[-1] != P.shape[-2]:
+        what = "a square matrix or a stack of them" if stack else "a square matrix"
+        raise ValueError(f"P must be {what}, got shape {P.shape}")
     if not np.isfinite(P).all() or (P < 0).any() or (P > 1).any():
         raise ValueError("P must hold finite values in [0, 1]")
     return P
@@ -402,8 +403,9 @@ def bucket_pivot(
 
     Parameters
     ----------
-    P : array-like of float, shape (m, m)
-        Pair-order matrix, values in [0, 1] (:func:`pair_order_matrix`).
+    P : array-like of float, shape (m, m) or (q, m, m)
+        Pair-order matrix, values in [0, 1] (:func:`pair_order_matrix`), or a stack of ``q``
+        of them (one bucket order each, in one compiled loop).
     beta : float in [0, 0.5], default=0.25
         Tie threshold: an item joins the pivot bucket when the pivot bucket precedes it with
         (mean) preference in ``[0.5 - beta, 0.5 + beta]``; before it below, after it above.
@@ -422,7 +424,7 @@ def bucket_pivot(
 
     Returns
     -------
-    b : ndarray of int64, shape (m,)
+    b : ndarray of int64, shape (m,) or (q, m)
         Dense 0-based bucket positions (equal values are tied).
 
     See Also
@@ -442,8 +444,14 @@ def bucket_pivot(
     >>> bucket_pivot(P)
     array([0, 1, 1, 2])
     """
-    P = _check_pair_order(P)
+    P = _check_pair_order(P, stack=True)
     rng = check_random_state(random_state) if pivot == "random" else None
-    return _bucket_pivot_many(
-        P[None], beta=beta, pivot=pivot, multi_pivot=multi_pivot, two_stage=two_stage, rng=rng
-    )[0]
+    out = _bucket_pivot_many(
+        P.reshape(-1, P.shape[-1], P.shape[-1]),
+        beta=beta,
+        pivot=pivot,
+        multi_pivot=multi_pivot,
+        two_stage=two_stage,
+        rng=rng,
+    )
+    return out[0] if P.ndim == 2 else out

@@ -44,7 +44,7 @@ from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMix
 from rankclust._unseen_labels import ranks_to_rankings
 from rankclust.bucket_consensus import (
     BUCKET_PIVOTS,
-    _bucket_pivot_many,
+    bucket_pivot,
     pair_order_from_counts,
 )
 from rankclust.label_ranking._base import validate_fit_data, validate_predict_data
@@ -78,7 +78,7 @@ class _PartialLabelRankerMixin:
         seen = np.setdiff1d(np.arange(m), self.unseen_items_)  # type: ignore[attr-defined]
         P = pair_order_from_counts(prec, ties)[:, seen[:, None], seen[None, :]]
         out = np.empty(prec.shape[:-1], dtype=np.int64)
-        b = _bucket_pivot_many(P, beta=self.beta, pivot=self.pivot, rng=rng)  # type: ignore[attr-defined]
+        b = bucket_pivot(P, beta=self.beta, pivot=self.pivot, random_state=rng)  # type: ignore[attr-defined]
         out[:, seen] = b + 1
         if seen.size < m:
             out[:, self.unseen_items_] = (b.max(axis=1, initial=-1) + 2)[:, None]  # type: ignore[attr-defined]
