@@ -159,8 +159,9 @@ def report(cache: Path, reps: int) -> str:
         "",
         "* Only the entropy split criterion is implemented (the paper also has the "
         "disagreements and distance criteria, which need a consensus per candidate split).",
-        "* Exact ties of the DANI index pick the lower label index as pivot (scikit-lr: the "
-        "first in its item list, the same at the root).",
+        "* The consensus visits the labels in scikit-lr's order (same pivot on exact DANI "
+        "ties); scikit-lr adds machine epsilon to every pair count, which can only matter at "
+        "a preference exactly on a threshold.",
         "* `shuttle` is not in the collection (see the data's PROVENANCE.md).",
     ]
     return "\n".join(lines) + "\n"

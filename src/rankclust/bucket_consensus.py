@@ -434,7 +434,9 @@ def bucket_pivot(
     Notes
     -----
     The defaults are the "BPA-LIA-MP2" of Alfaro, Aledo & Gámez (2021) and of scikit-lr's
-    ``bpa_lia_mp2`` (exact ties of the DANI index go to the lower item index here).
+    ``bpa_lia_mp2``: items are visited in the same order and exact ties of the DANI index go
+    to the first item of the current set, as there. (scikit-lr adds machine epsilon to every
+    pair count, which can only matter at a preference exactly on a threshold.)
 
     Complexity: O(m^2) time per level of recursion, O(m^3) worst case, O(m^2) memory.
 
