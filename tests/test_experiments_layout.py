@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXP = ROOT / "experiments"
-PAPERS = ("ukkonen2011", "cheng2009", "busse2007", "grbovic2013", "xiao2016")
+PAPERS = ("ukkonen2011", "cheng2009", "busse2007", "grbovic2013", "xiao2016", "alfaro2021")
 _SPEC = re.compile(r"\bspec\b|\bspec's|specs/|reading aid", re.IGNORECASE)
 _CITED = re.compile(r"decisions\.md[ ,]+([GCUBX]\d+)(?:-([GCUBX]\d+))?")
 
@@ -150,6 +150,10 @@ RENDERS = {
     ),
     "grbovic2013/results/supervised_clustering_grbovic2013.md": (
         ["grbovic2013/supervised_clustering_grbovic2013.py", "render"],
+        False,
+    ),
+    "alfaro2021/results/partial_label_ranking_alfaro2021.md": (
+        ["alfaro2021/partial_label_ranking_alfaro2021.py", "--report"],
         False,
     ),
     "studies/results/label_ranking_sushi_demographics.md": (

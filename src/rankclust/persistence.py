@@ -105,6 +105,8 @@ RANKCLUST_CLASSES: frozenset[str] = frozenset(
         "rankclust.label_ranking.baselines:PairwiseLabelRanker",
         "rankclust.label_ranking.iblr:IBLRMallows",
         "rankclust.label_ranking.iblr:IBLRPlackettLuce",
+        "rankclust.label_ranking.partial:DecisionTreePartialLabelRanker",
+        "rankclust.label_ranking.partial:KNeighborsPartialLabelRanker",
         "rankclust.label_ranking.tree:LabelRankingTree",
         "rankclust.models.mallows:Mallows",
         "rankclust.models.plackett_luce:PlackettLuce",

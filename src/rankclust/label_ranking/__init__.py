@@ -8,6 +8,9 @@ or 1-based ranks (0/NaN = missing label), ``predict(X)`` -> complete 1-based ran
 * :class:`IBLRMallows` (alias :data:`IBLR`) -- instance-based, local Mallows model;
 * :class:`IBLRPlackettLuce` -- instance-based, local Plackett-Luce model;
 * :class:`LabelRankingTree` -- label ranking tree (LRT);
+* :class:`KNeighborsPartialLabelRanker`, :class:`DecisionTreePartialLabelRanker` -- partial
+  label ranking: learn from and predict rankings with ties (:mod:`.partial`; predictions are
+  1-based ranks with ties, ``score`` = mean tau_x);
 * :class:`ConstraintClassification` (CC), :class:`PairwiseLabelRanker` (RPC),
   :class:`ConsensusLabelRanker` (one ranking for everyone) -- baselines.
 """
@@ -19,6 +22,10 @@ from rankclust.label_ranking.baselines import (
     PairwiseLabelRanker,
 )
 from rankclust.label_ranking.iblr import IBLR, K_GRID, IBLRMallows, IBLRPlackettLuce
+from rankclust.label_ranking.partial import (
+    DecisionTreePartialLabelRanker,
+    KNeighborsPartialLabelRanker,
+)
 from rankclust.label_ranking.tree import LabelRankingTree
 
 __all__ = [
@@ -27,8 +34,10 @@ __all__ = [
     "K_GRID",
     "ConsensusLabelRanker",
     "ConstraintClassification",
+    "DecisionTreePartialLabelRanker",
     "IBLRMallows",
     "IBLRPlackettLuce",
+    "KNeighborsPartialLabelRanker",
     "LabelRankingTree",
     "PairwiseLabelRanker",
 ]

@@ -103,13 +103,17 @@ class LabelRankerMixin:
         return kendall_tau(y, Y_pred, sample_weight=sample_weight)
 
 
-def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Rankings]:
+def validate_fit_data(
+    estimator: Any, X: Any, Y: Any, *, allow_ties: bool = False
+) -> tuple[np.ndarray, Rankings]:
     """Check ``(X, Y)`` for ``fit``; sets ``n_features_in_`` on ``estimator``.
+
+    ``allow_ties=True`` accepts rankings with ties (the partial label rankers).
 
     Returns
     -------
     X : ndarray of float64, shape (n, d)
-    R : Rankings, kind "subset", without ties, at least one label
+    R : Rankings, kind "subset", without ties (unless ``allow_ties``), at least one label
 
     Raises
     ------
@@ -138,7 +142,7 @@ def validate_fit_data(estimator: Any, X: Any, Y: Any) -> tuple[np.ndarray, Ranki
                 "Y must be a Rankings or a 2-d array of 1-based ranks (n_samples, n_labels) "
                 f"with 0/NaN for missing labels; got an array of shape {arr.shape}"
             )
-    R = check_rankings(Y, allow_ties=False, kinds=("subset",), name="Y")
+    R = check_rankings(Y, allow_ties=allow_ties, kinds=("subset",), name="Y")
     if R.n_rankings != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but Y has {R.n_rankings} rankings")
     if R.n_items < 1:

@@ -1,0 +1,196 @@
+"""Tests of rankclust.bucket_consensus: pair-order matrix, OBOP cost, Bucket Pivot Algorithm."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from rankclust import Rankings
+from rankclust.bucket_consensus import (
+    _bucket_pivot_many,
+    _dani,
+    bucket_order_cost,
+    bucket_order_matrix,
+    bucket_pivot,
+    pair_order_from_counts,
+    pair_order_matrix,
+    precedence_counts,
+)
+
+
+# ----------------------------------------------------------------------------- references
+def all_bucket_orders(m: int):
+    """Every weak order of m items as dense 0-based bucket positions."""
+    for b in itertools.product(range(m), repeat=m):
+        used = sorted(set(b))
+        if used == list(range(len(used))):
+            yield np.array(b)
+
+
+def brute_force_obop(P: np.ndarray) -> float:
+    return min(bucket_order_cost(P, b) for b in all_bucket_orders(P.shape[0]))
+
+
+def reference_bpa(P, priority, beta=0.25, multi_pivot=True, two_stage=True):
+    """Recursive BPA, written from the description (Aledo et al. 2017; scikit-lr)."""
+
+    def place(items, centre, piv):
+        left, right = [], []
+        for it in items:
+            if it == piv:
+                continue
+            s = np.mean([P[c, it] for c in centre]) if multi_pivot else P[piv, it]
+            if s < 0.5 - beta:
+                left.append(it)
+            elif s <= 0.5 + beta:
+                centre.append(it)
+            else:
+                right.append(it)
+        return left, right
+
+    def rec(items):
+        if not items:
+            return []
+        piv = min(items, key=lambda it: (priority[it], items.index(it)))
+        centre = [piv]
+        left, right = place(items, centre, piv)
+        if multi_pivot and two_stage:
+            left, right = place(left + right, centre, piv)
+        return [*rec(left), centre, *rec(right)]
+
+    b = np.empty(P.shape[0], dtype=np.int64)
+    for k, bucket in enumerate(rec(list(range(P.shape[0])))):
+        b[bucket] = k
+    return b
+
+
+def random_pair_order(rng, m, n=7, tie_rate=0.4):
+    ranks = []
+    for _ in range(n):
+        r = rng.permutation(m) + 1
+        r = np.where(rng.random(m) < tie_rate, np.minimum(r, m // 2 + 1), r)
+        ranks.append(r)
+    return pair_order_matrix(np.array(ranks))
+
+
+# ----------------------------------------------------------------------------- statistic
+def test_precedence_counts_hand_computed():
+    prec, ties = precedence_counts([[1, 2, 2], [2, 1, 0]], sample_weight=[1.0, 3.0])
+    np.testing.assert_array_equal(prec, [[0, 1, 1], [3, 0, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(ties, [[0, 0, 0], [0, 0, 1], [0, 1, 0]])
+
+
+def test_weighted_equals_expanded():
+    rng = np.random.default_rng(0)
+    ranks = rng.integers(0, 4, size=(12, 5))
+    w = rng.integers(1, 4, size=12)
+    R = Rankings.from_ranks(ranks)
+    expanded = Rankings.from_ranks(np.repeat(ranks, w, axis=0))
+    np.testing.assert_allclose(
+        pair_order_matrix(R, sample_weight=w), pair_order_matrix(expanded), atol=1e-12
+    )
+
+
+def test_pair_order_complement_and_unobserved_pairs():
+    P = pair_order_matrix([[1, 2, 0], [0, 1, 1], [2, 1, 0]])
+    np.testing.assert_allclose(P + P.T, 1.0)
+    assert P[0, 2] == 0.5  # never observed together
+    assert P[0, 1] == 0.5  # one each way
+    assert P[1, 2] == 0.5  # tied once
+    assert pair_order_from_counts(np.zeros((2, 2)), np.zeros((2, 2)))[0, 1] == 0.5
+
+
+def test_cost_of_a_bucket_order_against_itself_is_zero():
+    b = np.array([1, 0, 1, 2])
+    assert bucket_order_cost(bucket_order_matrix(b), b) == 0.0
+    assert bucket_order_cost(bucket_order_matrix(b), [0, 1, 2, 3]) > 0
+
+
+# ----------------------------------------------------------------------------- BPA
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8])
+def test_bpa_recovers_a_single_bucket_order(m):
+    rng = np.random.default_rng(m)
+    for _ in range(10):
+        b = rng.integers(0, m, size=m)
+        b = np.unique(b, return_inverse=True)[1]  # dense
+        P = pair_order_matrix((b + 1)[None, :])
+        for pivot in ("dani", "random"):
+            for mp, ts in ((True, True), (True, False), (False, False)):
+                got = bucket_pivot(P, pivot=pivot, multi_pivot=mp, two_stage=ts, random_state=0)
+                np.testing.assert_array_equal(got, b)
+
+
+def test_bpa_known_case_scikit_lr():
+    # scikit-lr's test_aggregate_bpa_lia_mp2: one bucket for [[1,2,2],[2,2,1],[2,1,1]]
+    P = pair_order_matrix([[1, 2, 2], [2, 2, 1], [2, 1, 1]])
+    np.testing.assert_array_equal(bucket_pivot(P), [0, 0, 0])
+
+
+@pytest.mark.parametrize("multi_pivot,two_stage", [(True, True), (True, False), (False, False)])
+@pytest.mark.parametrize("beta", [0.1, 0.25, 0.4])
+def test_kernel_matches_recursive_reference(multi_pivot, two_stage, beta):
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        m = int(rng.integers(2, 9))
+        P = random_pair_order(rng, m)
+        pri = _dani(P)
+        want = reference_bpa(P, pri, beta, multi_pivot, two_stage)
+        got = bucket_pivot(P, beta=beta, multi_pivot=multi_pivot, two_stage=two_stage)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_random_pivot_reproducible_and_matches_reference():
+    rng = np.random.default_rng(2)
+    P = random_pair_order(rng, 7)
+    a = bucket_pivot(P, pivot="random", random_state=3)
+    np.testing.assert_array_equal(a, bucket_pivot(P, pivot="random", random_state=3))
+    pri = np.random.RandomState(3).random_sample((1, 7))[0]
+    np.testing.assert_array_equal(a, reference_bpa(P, pri))
+
+
+@pytest.mark.parametrize("m", [3, 4, 5])
+def test_bpa_close_to_brute_force_optimum(m):
+    """BPA-LIA-MP2 is a heuristic: never below the optimum, and close to it on average."""
+    rng = np.random.default_rng(10 + m)
+    ratios, hits = [], 0
+    for _ in range(30):
+        P = random_pair_order(rng, m)
+        best = brute_force_obop(P)
+        got = bucket_order_cost(P, bucket_pivot(P))
+        assert got >= best - 1e-12
+        hits += got <= best + 1e-12
+        ratios.append(got / best if best > 0 else 1.0)
+    assert np.mean(ratios) < 1.15
+    assert hits >= 15
+
+
+def test_bpa_optimal_when_a_strict_majority_order_exists():
+    # 3 of 5 rankings say 0 > 1 > 2 > 3, others noise: every pair is > 0.75 one way
+    R = [[1, 2, 3, 4]] * 4 + [[2, 1, 3, 4]]
+    P = pair_order_matrix(R)
+    b = bucket_pivot(P)
+    assert bucket_order_cost(P, b) == pytest.approx(brute_force_obop(P))
+    np.testing.assert_array_equal(b, [0, 1, 2, 3])
+
+
+def test_many_equals_one_by_one():
+    rng = np.random.default_rng(4)
+    Ps = np.stack([random_pair_order(rng, 6) for _ in range(5)])
+    got = bucket_pivot(Ps)
+    assert got.shape == (5, 6)
+    for P, g in zip(Ps, got, strict=True):
+        np.testing.assert_array_equal(g, bucket_pivot(P))
+    np.testing.assert_array_equal(got, _bucket_pivot_many(Ps))
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="square"):
+        bucket_pivot(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        bucket_pivot(np.full((2, 2), 2.0))
+    with pytest.raises(ValueError, match="beta"):
+        bucket_pivot(np.full((2, 2), 0.5), beta=0.7)
+    with pytest.raises(ValueError, match="pivot"):
+        bucket_pivot(np.full((2, 2), 0.5), pivot="first")
