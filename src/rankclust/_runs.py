@@ -74,6 +74,8 @@ class RestartSearch:
         Whether the starts were made in rounds (``n_init="auto"``).
     best_converged : bool
         Whether the kept run converged.
+    n_abandoned : int
+        Continued runs stopped early because they could not reach the best one.
     """
 
     n_starts: int
@@ -83,3 +85,4 @@ class RestartSearch:
     log_likelihoods: np.ndarray
     auto: bool
     best_converged: bool
+    n_abandoned: int = 0

@@ -117,3 +117,37 @@ def test_accelerate_is_validated():
     _, R = data_sets()[0]
     with pytest.raises(ValueError, match="accelerate"):
         MallowsMixture(accelerate="yes").fit(R)
+
+
+# --------------------------------------------------------------------------------------------
+# early abandonment of continued runs
+# --------------------------------------------------------------------------------------------
+def test_cannot_reach_rule():
+    # gains 2 then 1: rho = 1/2, predicted remaining gain 1, times the safety factor 10
+    assert MX._cannot_reach(-100.0, [2.0, 1.0], floor=-89.0)
+    assert not MX._cannot_reach(-100.0, [2.0, 1.0], floor=-91.0)
+    # gains that do not shrink, or too few of them, never abandon
+    assert not MX._cannot_reach(-100.0, [1.0, 1.0], floor=0.0)
+    assert not MX._cannot_reach(-100.0, [1.0], floor=0.0)
+    assert not MX._cannot_reach(-100.0, [], floor=0.0)
+
+
+def test_abandoned_runs_stay_below_the_kept_one(monkeypatch):
+    # off by default (it can end lower, see _RankingMixture._abandon); switched on, the
+    # runs it stops are marked, counted, and below the kept run
+    assert not MallowsMixture._abandon and not PlackettLuceMixture._abandon
+    n_abandoned = 0
+    for _, R in data_sets():
+        for seed in (0, 1):
+            for abandon in (False, True):
+                monkeypatch.setattr(PlackettLuceMixture, "_abandon", abandon)
+                est = PlackettLuceMixture(3, n_init=10, random_state=seed)
+                blocks, _, _ = est._memory_blocks(R, None)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    best, search = est._restarts(blocks, np.random.RandomState(seed), None)
+                assert search.n_abandoned <= search.n_continued
+                assert abandon or search.n_abandoned == 0
+                n_abandoned += search.n_abandoned
+                assert best.log_likelihood >= search.log_likelihoods.max() - 1e-9
+    assert n_abandoned > 0  # the rule was exercised
