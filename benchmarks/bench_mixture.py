@@ -298,7 +298,9 @@ def main() -> None:
         "Every fit merges identical ballots first (205 distinct lists among the 15,449 APA "
         "ballots, 120 among the complete ones) and runs EM on them with the counts as weights. "
         "No peer library fits these mixtures in Python (PLMIX and Rankcluster are R packages), "
-        "so absolute times are reported against the 30 s target.",
+        "so absolute times are reported against the 30 s target. The waits on real surveys "
+        "(SUSHI A, Irish Meath), before and after SQUAREM and the one-thread BLAS limit, are in "
+        "`RESULTS_mixture_surveys.md` (`--surveys`).",
         "",
     ]
     OUT.write_text("\n".join([*head, "\n\n".join(sections), ""]))
