@@ -17,7 +17,10 @@ and carried as weights, so the cost of an iteration depends on the number of *di
 rankings (205 for the 15,449 APA ballots); components are sorted by decreasing weight, so
 the output does not depend on the labelling of a run; every M-step increases the expected
 complete-data log-likelihood, so the observed-data log-likelihood never decreases
-(generalised EM; the property is tested).
+(generalised EM; the property is tested). EM is accelerated by SQUAREM on the continuous
+parameters (``accelerate=True``; an extrapolated point is kept only if it is at least as
+likely as the plain EM step, so the property holds), and runs with one BLAS thread (its
+products are small; threaded BLAS only loses on a loaded machine).
 
 References
 ----------
