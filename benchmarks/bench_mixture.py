@@ -9,9 +9,15 @@
    and whether it is non-decreasing in K.
 2. The same on the complete ballots only (5,738).
 3. Table 2 size of Busse et al.: n = 1000 top-t lists of 20 items, K = 10, ``n_init = 10``.
+4. The waits of real surveys (``--surveys``; skipped when the data are absent): SUSHI A
+   (5,000 complete rankings of 10 sushis) ``select_k`` K = 1..10 with 10 starts, Mallows and
+   Plackett-Luce mixtures; Irish Meath (64,081 ballots, 14 candidates) ``rankclust select-k``
+   K = 1..5 and ``rankclust cluster -k 6 --method pl-mixture``. Before (plain EM, threaded
+   BLAS: the code before SQUAREM and the one-thread limit) and after, interleaved in one
+   process; the log-likelihood per K of both.
 
-Writes ``benchmarks/RESULTS_mixture.md``. Usage:
-``nice .venv/bin/python benchmarks/bench_mixture.py [--quick]``.
+Writes ``benchmarks/RESULTS_mixture.md`` (``--surveys``: ``benchmarks/RESULTS_mixture_surveys.md``).
+Usage: ``nice .venv/bin/python benchmarks/bench_mixture.py [--quick] [--surveys [--reps N]]``.
 """
 
 from __future__ import annotations
@@ -31,11 +37,16 @@ from _common import data_home, machine_line, markdown_table
 
 os.environ.setdefault("RANKCLUST_DATA", str(data_home()))
 
+import contextlib
+import io
+
+from rankclust.cluster import mixture as mixture_module
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture, select_k
 from rankclust.cluster.mixture_generators import make_heterogeneous_rankings
 from rankclust.datasets import fetch_apa
 
 OUT = Path(__file__).resolve().parent / "RESULTS_mixture.md"
+OUT_SURVEYS = Path(__file__).resolve().parent / "RESULTS_mixture_surveys.md"
 
 #: (n_init, init_iter, warm_start, label) of the select_k runs compared on APA
 CONFIGS = (
@@ -123,11 +134,152 @@ def bench_table2(reps: int) -> str:
     )
 
 
+@contextlib.contextmanager
+def old_path():
+    """The EM of before: plain EM (``accelerate=False`` is set by the caller) and BLAS left
+    with its default threads (the one-thread limit of ``_fit`` replaced by a no-op)."""
+    saved = mixture_module.threadpool_limits
+    mixture_module.threadpool_limits = lambda *a, **k: contextlib.nullcontext()
+    try:
+        yield
+    finally:
+        mixture_module.threadpool_limits = saved
+
+
+def survey_workloads():
+    """(name, data file, run(accelerate) -> per-K log-likelihoods) of the survey waits."""
+    from rankclust.cli import main as cli_main
+    from rankclust.io import read_rankings
+
+    home = Path(os.environ["RANKCLUST_DATA"])
+    sushi = home / "sushi3" / "sushi3a.5000.10.order"
+    meath = home / "irish_election_2002" / "00001-00000003.soi"
+    out = []
+    if sushi.exists():
+        R = read_rankings(sushi)
+        for cls in (MallowsMixture, PlackettLuceMixture):
+
+            def run(acc, cls=cls, R=R):
+                est = cls(n_init=10, random_state=0, accelerate=acc)
+                res = select_k(est, R, range(1, 11))
+                return [r["log_likelihood"] for r in res.table]
+
+            out.append((f"SUSHI A select_k K=1..10, {cls.__name__}(n_init=10)", run))
+    if meath.exists():
+        R = read_rankings(meath)
+
+        def cli(args, acc):
+            # the CLI's own fits; accelerate is switched through the class default
+            saved = {
+                c: c.__init__.__kwdefaults__["accelerate"]
+                for c in (MallowsMixture, PlackettLuceMixture)
+            }
+            for c in saved:
+                c.__init__.__kwdefaults__["accelerate"] = acc
+            try:
+                with (
+                    contextlib.redirect_stdout(io.StringIO()),
+                    contextlib.redirect_stderr(io.StringIO()),
+                ):
+                    cli_main([*args, "--quiet"])
+            finally:
+                for c, v in saved.items():
+                    c.__init__.__kwdefaults__["accelerate"] = v
+            return []
+
+        def select(acc, R=R):
+            est = MallowsMixture(random_state=0, accelerate=acc)
+            return [r["log_likelihood"] for r in select_k(est, R, range(1, 6)).table]
+
+        out.append(("Meath select_k K=1..5, MallowsMixture() (the CLI's select-k fits)", select))
+        out.append(
+            (
+                "Meath `rankclust cluster -k 6 --method pl-mixture` (CLI)",
+                lambda acc: cli(["cluster", str(meath), "-k", "6", "--method", "pl-mixture"], acc),
+            )
+        )
+        out.append(
+            (
+                "Meath `rankclust select-k --ks 1..5` (CLI)",
+                lambda acc: cli(["select-k", str(meath), "--ks", "1..5"], acc),
+            )
+        )
+    return out
+
+
+def bench_surveys(reps: int) -> str:
+    rows, ll_rows = [], []
+    MallowsMixture(2, n_init=1, random_state=0).fit(fetch_apa())  # compile outside timing
+    PlackettLuceMixture(2, n_init=1, random_state=0).fit(fetch_apa())
+    for name, run in survey_workloads():
+        times = {False: [], True: []}
+        lls = {}
+        for _ in range(reps):
+            for acc in (False, True):  # interleaved: before, after, before, after, ...
+                ctx = old_path() if not acc else contextlib.nullcontext()
+                with ctx:
+                    wall, _, ll = timed(lambda acc=acc, run=run: run(acc))
+                times[acc].append(wall)
+                lls[acc] = ll
+                print(name, "after" if acc else "before", round(wall, 2), flush=True)
+        before, after = np.median(times[False]), np.median(times[True])
+        rows.append([name, f"{before:.1f}", f"{after:.1f}", f"{before / after:.1f}x"])
+        if lls[False]:
+            diff = np.array(lls[True]) - np.array(lls[False])
+            ll_rows.append(
+                [name]
+                + [f"{a:.2f} / {b:.2f}" for a, b in zip(lls[False], lls[True], strict=True)]
+                + [f"{diff.min():+.3g}"]
+            )
+    lines = [
+        f"### Survey waits: before / after in one process (median of {reps})",
+        "",
+        "Before: plain EM with BLAS at its default threads (the code before this change); "
+        "after: the default (SQUAREM-accelerated EM, one BLAS thread inside the fit).",
+        "",
+        markdown_table(["workload", "before s", "after s", "speed-up"], rows),
+        "",
+        "Log-likelihood per K, before / after (smallest after - before last):",
+        "",
+    ]
+    width = max((len(r) for r in ll_rows), default=0)
+    for r in ll_rows:
+        k = len(r) - 2
+        lines += [
+            markdown_table(
+                ["workload"] + [f"K={i}" for i in range(1, k + 1)] + ["min after - before"], [r]
+            ),
+            "",
+        ]
+    del width
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--surveys", action="store_true", help="only the SUSHI A / Meath waits")
+    ap.add_argument("--reps", type=int, default=3, help="repeats of the survey waits")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.surveys:
+        body = bench_surveys(args.reps)
+        OUT_SURVEYS.write_text(
+            "\n".join(
+                [
+                    "# rankclust mixtures on real surveys: before / after",
+                    "",
+                    f"Measured {datetime.now():%Y-%m-%d %H:%M} on {machine_line()}; the machine "
+                    "is shared with other jobs (wall times; the ratio is what counts). Command: "
+                    f"`nice .venv/bin/python benchmarks/bench_mixture.py --surveys --reps {args.reps}`.",
+                    "",
+                    body,
+                    "",
+                ]
+            )
+        )
+        print(OUT_SURVEYS.read_text())
+        return
     apa = fetch_apa()
     ks = list(range(1, 4)) if args.quick else list(range(1, 9))
     sections = [
@@ -146,7 +298,9 @@ def main() -> None:
         "Every fit merges identical ballots first (205 distinct lists among the 15,449 APA "
         "ballots, 120 among the complete ones) and runs EM on them with the counts as weights. "
         "No peer library fits these mixtures in Python (PLMIX and Rankcluster are R packages), "
-        "so absolute times are reported against the 30 s target.",
+        "so absolute times are reported against the 30 s target. The waits on real surveys "
+        "(SUSHI A, Irish Meath), before and after SQUAREM and the one-thread BLAS limit, are in "
+        "`RESULTS_mixture_surveys.md` (`--surveys`).",
         "",
     ]
     OUT.write_text("\n".join([*head, "\n\n".join(sections), ""]))

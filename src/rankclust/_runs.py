@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FitRun", "best_index", "best_run"]
+__all__ = ["FitRun", "RestartSearch", "best_index", "best_run"]
 
 
 @dataclass(kw_only=True)
@@ -56,3 +56,38 @@ def best_index(runs: list[Any]) -> int:
 def best_run(runs: list[Any]) -> Any:
     """The run of lowest :meth:`FitRun.rank_key` (the first one on ties)."""
     return runs[best_index(runs)]
+
+
+@dataclass(kw_only=True)
+class RestartSearch:
+    """What a search over restarts did (the ranking mixtures' ``_restarts``).
+
+    Attributes
+    ----------
+    n_starts : int
+        Starts made (fresh and grown).
+    n_continued : int
+        Short runs continued to convergence (plus runs started at given parameters).
+    n_agreeing : int
+        Continued runs that reached the kept fit (itself included).
+    gap : float
+        Relative objective gap to the best continued run with a different partition
+        (``inf`` if none).
+    log_likelihoods : ndarray of float64
+        Log-likelihoods of the continued runs, decreasing.
+    auto : bool
+        Whether the starts were made in rounds (``n_init="auto"``).
+    best_converged : bool
+        Whether the kept run converged.
+    n_abandoned : int
+        Continued runs stopped early because they could not reach the best one.
+    """
+
+    n_starts: int
+    n_continued: int
+    n_agreeing: int
+    gap: float
+    log_likelihoods: np.ndarray
+    auto: bool
+    best_converged: bool
+    n_abandoned: int = 0
