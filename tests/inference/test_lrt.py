@@ -119,3 +119,39 @@ def test_cli_lrt_refused_without_a_mixture(tmp_path, capsys, two_blocs) -> None:
     assert code == 2 and "--lrt" in err and "mixture" in err
     code = main(["select-k", str(path), "--format", "orderings", "--ks", "1,2", "--n-jobs", "2"])
     assert code == 2 and "--n-jobs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [MallowsMixture, PlackettLuceMixture])
+def test_nested_starts_contain_the_null_fit(cls, one_bloc) -> None:
+    from rankclust.inference.lrt import _nested_starts
+
+    null = cls(n_components=2, n_init=2, random_state=0).fit(one_bloc)
+    starts = _nested_starts(null, delta=0.0)
+    assert len(starts) == 2
+    for j, (params, weights) in enumerate(starts):
+        assert weights.sum() == pytest.approx(1.0) and len(weights) == 3
+        alt = cls(n_components=3, random_state=0)
+        # with delta = 0 the start is the null fit written with three components: same
+        # likelihood of every ballot
+        alt._fit(one_bloc, None, starts=([(params, weights)], 0))
+        # EM from the nested start ends at or above the null fit
+        assert alt.log_likelihood_ >= null.log_likelihood_ - 1e-6 * 200
+        for value in params.values():  # component j duplicated as the last one
+            np.testing.assert_array_equal(value[-1], value[j])
+
+
+def test_nested_starts_split_the_dispersion(one_bloc) -> None:
+    from rankclust.inference.lrt import _nested_starts
+
+    null = MallowsMixture(n_components=1, n_init=2, random_state=0).fit(one_bloc)
+    ((params, weights),) = _nested_starts(null, delta=0.1)
+    theta = null.thetas_[0]
+    np.testing.assert_allclose(params["thetas"], [1.1 * theta, 0.9 * theta])
+    np.testing.assert_allclose(weights, [0.5, 0.5])
+    np.testing.assert_array_equal(params["centers"], np.repeat(null.center_positions_, 2, 0))
+
+
+def test_no_replicate_below_the_nested_fit(one_bloc) -> None:
+    # under the null, the K = 2 refits used to end below the K = 1 fit in many replicates
+    res = bootstrap_lrt(MallowsMixture(n_init=2), one_bloc, 2, n_boot=9, random_state=0)
+    assert res.n_negative == 0

@@ -8,6 +8,19 @@
 """
 
 from rankclust.cluster._base import objective_of
+
+# the mixtures' standard errors live beside them (they use the mixtures' private likelihood
+# pieces) and are published by rankclust.inference
+from rankclust.cluster._mixture_information import (
+    MixtureStandardErrors as MixtureStandardErrors,
+)
+from rankclust.cluster._mixture_information import (
+    mixture_information as mixture_information,
+)
+from rankclust.cluster._mixture_information import (
+    mixture_standard_errors as mixture_standard_errors,
+)
+from rankclust.cluster._mixture_information import mixture_vcov as mixture_vcov
 from rankclust.cluster.baselines import (
     CompletionMallowsMixture,
     RestrictedLengthMixture,

@@ -1,7 +1,9 @@
 """Uncertainty and model checking for the ranking models and mixtures.
 
 * standard errors -- observed information and covariance of Plackett-Luce log-worths, Wald
-  intervals, quasi-variances, the Fisher information of the Mallows dispersion;
+  intervals, quasi-variances, the Fisher information of the Mallows dispersion, and the
+  observed information of the mixtures (:func:`mixture_standard_errors`: weights, dispersions
+  and log-worths per component);
 * :func:`bootstrap` -- non-parametric and parametric bootstrap of a fitted model or mixture:
   percentile intervals, the uncertainty of the central rankings, the stability of each
   ballot's cluster (:mod:`rankclust.inference.bootstrap`);
@@ -11,6 +13,12 @@
   bootstrap p-values, model comparison (:mod:`rankclust.inference.goodness_of_fit`).
 """
 
+from rankclust.cluster import (  # their home: beside the mixtures (see rankclust.cluster)
+    MixtureStandardErrors,
+    mixture_information,
+    mixture_standard_errors,
+    mixture_vcov,
+)
 from rankclust.inference.bootstrap import (
     BootstrapResult,
     bootstrap,
@@ -40,6 +48,7 @@ __all__ = [
     "FitTables",
     "GoodnessOfFitResult",
     "LRTResult",
+    "MixtureStandardErrors",
     "ModelComparison",
     "bootstrap",
     "bootstrap_lrt",
@@ -49,6 +58,9 @@ __all__ = [
     "mallows_theta_information",
     "mallows_theta_standard_error",
     "match_components",
+    "mixture_information",
+    "mixture_standard_errors",
+    "mixture_vcov",
     "plackett_luce_information",
     "plackett_luce_vcov",
     "quasi_variances",

@@ -59,7 +59,8 @@ class LRTResult:
     null_estimator, alternative_estimator : fitted mixtures
         The fits with K - 1 and K components on the data.
     n_negative : int
-        Replicates whose K fit ended below their K - 1 fit (an under-optimised K fit); their
+        Replicates whose K fit ended below their K - 1 fit by more than EM's stopping rule
+        allows (``LR_b < -2 tol N`` for N ballots: an under-optimised K fit). Every negative
         ``LR_b`` is set to 0, the value at the nested solution (one component split in two
         identical halves).
     seconds : float
@@ -90,6 +91,51 @@ class LRTResult:
         )
 
 
+#: Relative change of the dispersion of the two halves of a split component in the nested
+#: starts (see ``_nested_starts``): large enough for EM to leave the symmetric point, small
+#: enough that the start's log-likelihood is that of the (K - 1) fit up to O(delta^2).
+_SPLIT_DELTA = 0.05
+
+
+def _nested_starts(null: Any, delta: float = _SPLIT_DELTA) -> list[tuple[dict, np.ndarray]]:
+    """Starts for K components that contain the fitted (K - 1)-mixture ``null`` (private).
+
+    One start per component j of ``null``: j duplicated, its weight halved between the two
+    copies and its dispersion scaled by ``1 + delta`` in one copy and ``1 - delta`` in the
+    other (Mallows: ``theta``; Plackett-Luce: the log-worths, whose scale is the dispersion).
+    With ``delta = 0`` a start *is* the (K - 1) fit (two identical halves), a fixed point of
+    EM; a small ``delta`` breaks the symmetry while its log-likelihood stays within
+    ``O(delta^2)`` of the (K - 1) fit. EM never decreases the likelihood, so the K fit run to
+    convergence from such a start ends (up to that term) at or above the (K - 1) fit.
+    """
+    params = null._fitted_params()
+    weights = np.asarray(null.weights_, dtype=np.float64)
+    key = "thetas" if isinstance(null, MallowsMixture) else "scores"
+    starts = []
+    for j in range(len(weights)):
+        new = {name: np.concatenate([v, v[j : j + 1]]).copy() for name, v in params.items()}
+        new[key] = new[key].astype(np.float64)
+        new[key][j] = new[key][j] * (1.0 + delta)
+        new[key][-1] = new[key][-1] * (1.0 - delta)
+        if key == "thetas":
+            new[key] = np.clip(new[key], 0.0, float(null.theta_max))
+        w = np.append(weights, weights[j] / 2.0)
+        w[j] /= 2.0
+        starts.append((new, w))
+    return starts
+
+
+def _refit_alternative(alt: Any, data: Any, seed: int, n_fresh: int, fit_null: Any) -> Any:
+    """The K-mixture refitted on a replicate: EM to convergence from the data's K fit and
+    from every nested start of the replicate's own (K - 1) fit, plus ``n_fresh`` fresh
+    starts and the starts grown from ``fit_null`` (short runs, the best continued)."""
+    new = clone(alt).set_params(random_state=seed)
+    inits = [(alt._fitted_params(), alt.weights_), *_nested_starts(fit_null)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return new._fit(data, None, warm=fit_null, starts=(inits, n_fresh))
+
+
 def _lrt_replicate(
     seed: np.random.SeedSequence, null: Any, alt: Any, R: Any, n_fresh: int
 ) -> tuple[float, float, float]:
@@ -97,7 +143,7 @@ def _lrt_replicate(
     rng = np.random.default_rng(seed)
     data = sample_like(null, R, rng).unique()[0]
     fit_null = _refit(null, data, _fit_seed(rng), True, n_fresh)
-    fit_alt = _refit(alt, data, _fit_seed(rng), True, n_fresh, warm=fit_null)
+    fit_alt = _refit_alternative(alt, data, _fit_seed(rng), n_fresh, fit_null)
     ll0, ll1 = float(fit_null.log_likelihood_), float(fit_alt.log_likelihood_)
     return 2.0 * (ll1 - ll0), ll0, ll1
 
@@ -159,17 +205,23 @@ def bootstrap_lrt(
 
     **Refits on the simulated data** (the rule that makes the test fast): the (K - 1)-mixture
     runs EM to convergence from the fitted (K - 1) parameters, plus ``n_fresh`` fresh starts
-    (small EM, the 3 best continued); the K-mixture from the fitted K parameters, plus the K
-    starts grown from that replicate's (K - 1) fit, plus ``n_fresh`` fresh starts. The risk:
-    a K fit that misses its optimum on a replicate biases ``LR_b`` down and so the p-value
-    down (a liberal test); a K - 1 fit that misses its optimum biases ``LR_b`` up (a
-    conservative test). The grown starts keep the K fit at least near the (K - 1) fit of the
-    same replicate; where it still ends below, ``LR_b`` is set to 0 (the value of the nested
-    K solution, see ``n_negative``). The
-    size of the test under this rule is measured in ``experiments/studies/bootstrap_lrt.py``.
+    (small EM, the 3 best continued). The K-mixture runs EM to convergence from the fitted K
+    parameters and from K - 1 *nested starts* that contain the replicate's own (K - 1) fit
+    (each of its components duplicated, weight halved, dispersion scaled by 1.05 and 0.95,
+    see ``_nested_starts``); besides, the K starts grown from that (K - 1) fit and
+    ``n_fresh`` fresh starts run small EM and the 3 best continue. The risk: a K fit that
+    misses its optimum on a replicate biases ``LR_b`` down and so the p-value down (a
+    liberal test); a K - 1 fit that misses its optimum biases ``LR_b`` up (a conservative
+    test). EM never lowers the likelihood, so from a nested start the K fit ends at or above
+    the (K - 1) fit (up to the stopping tolerance): ``LR_b >= 0`` by construction, not by
+    luck. (Before the nested starts, the Mallows mixture's K refits on APA 1980 ended below
+    their K - 1 fit in up to 69 of 99 replicates.) A remaining negative ``LR_b`` is set to
+    0 (see ``n_negative``). The size of the test under this rule is measured in
+    ``experiments/studies/bootstrap_lrt.py``.
 
     Complexity: 2 full fits on the data, then per replicate O(N m^2) to draw N ballots and
-    two refits with ``2 + n_fresh + K`` starts in all.
+    two refits: ``1 + n_fresh`` starts of the (K - 1) fit, ``K + K + n_fresh`` of the K fit
+    (of which ``K`` run to convergence from near-optimal points, a few iterations each).
 
     Examples
     --------
@@ -215,6 +267,8 @@ def bootstrap_lrt(
     seconds = time.perf_counter() - start
     raw = np.array([r[0] for r in reps])
     null_stats = _clamp(raw)
+    # below the nested solution by more than EM's stopping rule allows (tol per ranking)
+    slack = 2.0 * float(alt.tol) * float(Ru.weights.sum())
     p_value = (1 + int(np.sum(null_stats >= statistic))) / (len(null_stats) + 1)
     return LRTResult(
         k=int(k),
@@ -225,6 +279,6 @@ def bootstrap_lrt(
         n_boot=int(n_boot),
         null_estimator=null,
         alternative_estimator=alt,
-        n_negative=int(np.sum(raw < 0)),
+        n_negative=int(np.sum(raw < -slack)),
         seconds=seconds,
     )
