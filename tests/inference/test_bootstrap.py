@@ -239,3 +239,32 @@ def test_subset_mixture_bootstrap_both_methods() -> None:
         res = bootstrap(mix, R, 5, method=method, random_state=0)
         assert res.replicates["worths"].shape == (5, 2, 5)
         assert res.membership_stability.shape == (R.n_rankings,)
+
+
+def _bootstrap_sd_over_wald_se(estimator, R: Rankings, n_boot: int = 150) -> np.ndarray:
+    from rankclust.inference import mixture_standard_errors
+
+    wald = mixture_standard_errors(estimator, R)
+    result = bootstrap(estimator, R, n_boot=n_boot, random_state=0)
+    sd = np.std(result.replicates["weights"], axis=0, ddof=1)
+    return sd / wald.weights_se
+
+
+def test_warm_replicates_converge_so_the_spread_matches_the_wald_errors(monkeypatch) -> None:
+    """Replicates start at the fitted optimum, where EM is slow: stopped at the fit's own
+    tolerance they stay near the start and the bootstrap spread is far below the Wald
+    standard error (about half, seen on APA 1980). Converged, the two agree."""
+    import importlib
+
+    # the package exports a function of the same name: take the module itself
+    bootstrap_module = importlib.import_module("rankclust.inference.bootstrap")
+
+    R, _ = make_mallows_mixture(
+        800, 5, 2, centers=[[0, 1, 2, 3, 4], [1, 0, 3, 2, 4]], thetas=0.5, random_state=1
+    )
+    est = MallowsMixture(2, n_init=3, random_state=0).fit(R)
+    ratio = _bootstrap_sd_over_wald_se(est, R)
+    assert np.all((ratio > 0.8) & (ratio < 1.25)), ratio
+    monkeypatch.setattr(bootstrap_module, "WARM_TOL_FACTOR", 1.0)
+    loose = _bootstrap_sd_over_wald_se(est, R)
+    assert np.all(loose < ratio), (loose, ratio)

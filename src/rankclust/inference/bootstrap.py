@@ -357,6 +357,10 @@ def _resample_weights(w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.multinomial(len(w), np.full(len(w), 1.0 / len(w))) * w
 
 
+WARM_TOL_FACTOR = 1e-5
+"""A warm-started replicate converges to ``tol * WARM_TOL_FACTOR`` (as a fit's polish does)."""
+
+
 def _refit(
     est: Any, R: Rankings, seed: int, warm_start: bool, n_fresh: int = 0, warm: Any = None
 ) -> Any:
@@ -368,6 +372,10 @@ def _refit(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if warm_start:
+                # A replicate starts at the fitted optimum, where EM moves slowly: stopping at
+                # the fit's own ``tol`` leaves it near the start and the intervals too narrow
+                # (about half the Wald width on APA 1980). Converge as far as the fit's polish.
+                new.set_params(tol=est.tol * WARM_TOL_FACTOR)
                 inits = [(est._fitted_params(), est.weights_)]
                 return new._fit(R, None, warm=warm, starts=(inits, n_fresh))
             return new.fit(R)

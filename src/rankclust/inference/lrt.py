@@ -27,6 +27,7 @@ from sklearn.base import clone
 
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.inference.bootstrap import (
+    WARM_TOL_FACTOR,
     _fit_seed,
     _refit,
     _unit_counts,
@@ -129,7 +130,8 @@ def _refit_alternative(alt: Any, data: Any, seed: int, n_fresh: int, fit_null: A
     """The K-mixture refitted on a replicate: EM to convergence from the data's K fit and
     from every nested start of the replicate's own (K - 1) fit, plus ``n_fresh`` fresh
     starts and the starts grown from ``fit_null`` (short runs, the best continued)."""
-    new = clone(alt).set_params(random_state=seed)
+    # converged as far as the null refit (see rankclust.inference.bootstrap.WARM_TOL_FACTOR)
+    new = clone(alt).set_params(random_state=seed, tol=alt.tol * WARM_TOL_FACTOR)
     inits = [(alt._fitted_params(), alt.weights_), *_nested_starts(fit_null)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
