@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, md_table, paths, platform_line
+from _common import data_home, limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.cluster import MallowsMixture, PlackettLuceMixture
 from rankclust.cluster.mixture import select_k
@@ -84,9 +84,7 @@ def main() -> None:
         f"{1 / (args.n_boot + 1):.3f}.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_report(OUT, lines, final_newline=False)
 
 
 if __name__ == "__main__":
