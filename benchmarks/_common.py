@@ -14,6 +14,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 RESULTS = HERE / "RESULTS.md"
 
+#: The 16 semi-synthetic label-ranking sets of Cheng, Hühn and Hüllermeier (2009) (UCI
+#: classification and regression sets turned into label rankings), as scikit-lr ships them.
+SEMI_SYNTHETIC_SETS = [
+    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing",
+    "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
+]  # fmt: skip
+
 
 def data_home() -> Path:
     """The data home: ``$RANKCLUST_DATA``, else ``../shared/data`` beside the repo, else

@@ -71,32 +71,31 @@ class _Timed:
     loop_iters = 0
 
 
+def _timed(cls: type, loop: str) -> type:
+    """A subclass of ``cls`` whose single-run method ``loop`` adds its wall time and
+    iterations (``out.n_iter``) to :class:`_Timed`."""
+
+    def timed_loop(self, *args, **kwargs):
+        t = time.perf_counter()
+        out = getattr(super(timed_cls, self), loop)(*args, **kwargs)
+        _Timed.loop_seconds += time.perf_counter() - t
+        _Timed.loop_iters += out.n_iter
+        return out
+
+    timed_cls = type(f"Timed{cls.__name__}", (cls,), {loop: timed_loop})
+    return timed_cls
+
+
 def _timed_chain_kmeans():
     from rankclust.cluster import ChainKMeans
 
-    class TimedChainKMeans(ChainKMeans):
-        def _lloyd(self, *args, **kwargs):
-            t = time.perf_counter()
-            out = super()._lloyd(*args, **kwargs)
-            _Timed.loop_seconds += time.perf_counter() - t
-            _Timed.loop_iters += out.n_iter
-            return out
-
-    return TimedChainKMeans
+    return _timed(ChainKMeans, "_lloyd")
 
 
 def _timed_mixture():
     from rankclust.cluster.mixture import MallowsMixture
 
-    class TimedMallowsMixture(MallowsMixture):
-        def _single_run(self, *args, **kwargs):
-            t = time.perf_counter()
-            out = super()._single_run(*args, **kwargs)
-            _Timed.loop_seconds += time.perf_counter() - t
-            _Timed.loop_iters += out.n_iter
-            return out
-
-    return TimedMallowsMixture
+    return _timed(MallowsMixture, "_single_run")
 
 
 def _fit(est_cls, data, args, **params) -> dict:
@@ -115,6 +114,22 @@ def _fit(est_cls, data, args, **params) -> dict:
     }
 
 
+def _chain_params(args) -> dict:
+    """ChainKMeans's parameters, the same in memory and with Dask (their labels must agree)."""
+    return {"n_clusters": K, "n_init": 1, "max_iter": args.iters, "tol": 0.0, "random_state": 0}
+
+
+def _mixture_params(args) -> dict:
+    """MallowsMixture's parameters, the same in memory and with Dask."""
+    return {
+        "n_components": 3,
+        "n_init": 1,
+        "init_iter": None,
+        "max_iter": args.mix_iters,
+        "random_state": 0,
+    }
+
+
 def run_memory(path: Path, args) -> dict:
     from rankclust import Rankings
 
@@ -126,11 +141,7 @@ def run_memory(path: Path, args) -> dict:
         _timed_chain_kmeans(),
         R,
         args,
-        n_clusters=K,
-        n_init=1,
-        max_iter=args.iters,
-        tol=0.0,
-        random_state=0,
+        **_chain_params(args),
     )
     est = res.pop("est")
     out = {"load_s": load_s, "chains": res, "rss_base_mb": base}
@@ -141,11 +152,7 @@ def run_memory(path: Path, args) -> dict:
             _timed_mixture(),
             R[: args.mixture],
             args,
-            n_components=3,
-            n_init=1,
-            init_iter=None,
-            max_iter=args.mix_iters,
-            random_state=0,
+            **_mixture_params(args),
         )
         np.save(path.with_suffix(".mem_mix_labels.npy"), mix.pop("est").labels_)
         out["mixture"] = mix
@@ -177,11 +184,7 @@ def run_dask(path: Path, args) -> dict:
             _timed_chain_kmeans(),
             CR,
             args,
-            n_clusters=K,
-            n_init=1,
-            max_iter=args.iters,
-            tol=0.0,
-            random_state=0,
+            **_chain_params(args),
             backend="dask",
         )
         est = res.pop("est")
@@ -193,11 +196,7 @@ def run_dask(path: Path, args) -> dict:
                 _timed_mixture(),
                 ChunkedRankings.from_dask_array(X[: args.mixture], kind="subset"),
                 args,
-                n_components=3,
-                n_init=1,
-                init_iter=None,
-                max_iter=args.mix_iters,
-                random_state=0,
+                **_mixture_params(args),
                 backend="dask",
             )
             mlabels = mix.pop("est").labels_.compute()

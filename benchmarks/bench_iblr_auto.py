@@ -35,12 +35,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _common import SEMI_SYNTHETIC_SETS
 
 HERE = Path(__file__).resolve().parent
-SETS = [
-    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing",
-    "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
-]  # fmt: skip
+SETS = SEMI_SYNTHETIC_SETS
 
 
 def _worker(side: str, files: list[str], reps: int) -> None:

@@ -35,7 +35,7 @@ import time
 import warnings
 
 import numpy as np
-from _common import HERE, machine_line, markdown_table
+from _common import HERE, SEMI_SYNTHETIC_SETS, machine_line, markdown_table
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 
@@ -43,10 +43,7 @@ import rankclust
 from rankclust.datasets import load_label_ranking
 from rankclust.label_ranking import IBLRMallows, IBLRPlackettLuce
 
-SETS = [
-    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing",
-    "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
-]  # fmt: skip
+SETS = SEMI_SYNTHETIC_SETS
 METHODS = {"IBLR": IBLRMallows, "IBLR-PL": IBLRPlackettLuce}
 _COUNTS = re.compile(r"for (\d+) of (\d+)")
 

@@ -1,16 +1,17 @@
 """Compiled kernels split into helpers: same results and same speed as an earlier revision.
 
 The long compiled kernels (the KTree grower, the label ranking tree grower, the SGD sweep of
-PrototypePLMixture, the subset-likelihood DPs of the Mallows model) and the M2SORC
-interior-point solver were split into named helpers. This script imports the package of an
-earlier git revision beside the working tree's (as ``rankclust_rev``, its imports rewritten),
-runs each piece on the same inputs in one process, checks that the outputs are identical and
-prints the best time of each side over interleaved repeats (the best of N is the least
-sensitive to other jobs on a loaded machine) and their ratio.
+PrototypePLMixture, the subset-likelihood DPs of the Mallows model, IBLR's local Newton and EM
+fits, the pair counts of Rankings) and the M2SORC interior-point solver were split into named
+helpers. This script imports the package of an earlier git revision beside the working
+tree's (as ``rankclust_rev``, its imports rewritten), runs each piece on the same inputs in
+one process, checks that the outputs are identical and prints the best time of each side
+over interleaved repeats, alternating which side runs first (the best of N is the least
+sensitive to other jobs on a loaded machine), and their ratio.
 
 Usage (from the repository root)::
 
-    python benchmarks/bench_kernel_splits.py --rev REV [--repeat 15]
+    python benchmarks/bench_kernel_splits.py --rev REV [--repeat 15] [--only TEXT ...]
 """
 
 from __future__ import annotations
@@ -134,7 +135,40 @@ def cases() -> dict:
         mod = importlib.import_module(f"{p}.ordinal._qp")
         return [[r.v, r.t, r.value, r.n_iter] for r in (mod.solve_slack_qp(*c) for c in qps)]
 
+    from rankclust.datasets import load_label_ranking
+
+    Xg, Yg = load_label_ranking("segment")
+    Yg = Yg.to_ranks().astype(float)
+    Yg[rng.random(Yg.shape) < 0.3] = np.nan  # incomplete neighbourhoods: the EM iterates
+    fitted: dict = {}
+
+    def iblr(cls_name, method):
+        def run(p):
+            if (p, cls_name) not in fitted:
+                cls = getattr(importlib.import_module(f"{p}.label_ranking"), cls_name)
+                fitted[p, cls_name] = cls(n_neighbors=15).fit(Xg, Yg)
+            return getattr(fitted[p, cls_name], method)(Xg)
+
+        return run
+
+    npc, mpc, kpc = 20000, 12, 4
+    pc_ranks = np.array([rng.permutation(mpc) for _ in range(npc)], dtype=np.int64)
+    pc_ranks[rng.random((npc, mpc)) < 0.3] = -1
+    pc_soft, pc_w, pc_lab = rng.random((npc, kpc)), rng.random(npc), rng.integers(0, kpc, npc)
+
+    def pair_counts(p):
+        mod = importlib.import_module(f"{p}.rankings")
+        soft, hard = np.zeros((kpc, mpc, mpc)), np.zeros((kpc, mpc, mpc))
+        mod._nb_pair_counts_soft(pc_ranks, pc_soft, soft)
+        mod._nb_pair_counts_hard(pc_ranks, pc_w, pc_lab, hard)
+        return [soft, hard]
+
     return {
+        "IBLRPlackettLuce predict_scores (segment, 2310 queries, 30% missing)": iblr(
+            "IBLRPlackettLuce", "predict_scores"
+        ),
+        "IBLRMallows predict (segment, 2310 queries, 30% missing)": iblr("IBLRMallows", "predict"),
+        "Rankings pair counts, soft and hard (n=20000, m=12, K=4)": pair_counts,
         "KTree fit (n=3000, d=8, K=6, m=8)": ktree,
         "LabelRankingTree fit, complete (n=1500, d=6, m=6)": lr_tree(ranks),
         "LabelRankingTree fit, 15% missing": lr_tree(ranks_inc),
@@ -148,16 +182,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rev", required=True, help="the git revision to compare with")
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument(
+        "--only", nargs="*", default=[""], help="run only the pieces whose name contains one"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         import_revision(args.rev, Path(tmp))
         print(f"| piece | identical | {args.rev}, best (ms) | this tree, best (ms) | ratio |")
         print("|---|---|---|---|---|")
         for name, run in cases().items():
+            if not any(text in name for text in args.only):
+                continue
             same = _same(run("rankclust_rev"), run("rankclust"))  # also compiles both
             times: dict[str, list[float]] = {"rankclust_rev": [], "rankclust": []}
-            for _ in range(args.repeat):
-                for pkg in times:
+            for r in range(args.repeat):
+                # alternate which side runs first (the second may find warmer caches)
+                for pkg in list(times)[:: 1 if r % 2 else -1]:
                     t0 = time.perf_counter()
                     run(pkg)
                     times[pkg].append(time.perf_counter() - t0)

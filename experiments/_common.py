@@ -81,6 +81,20 @@ def write_json(
     path.write_text(json.dumps(obj, indent=indent, default=default) + ("\n" if newline else ""))
 
 
+def write_report(
+    path: Path, lines: Iterable[str], *, final_newline: bool = True, echo: bool = True
+) -> str:
+    """Write report ``lines`` joined by newlines to ``path`` (folders created), with a final
+    newline unless ``final_newline=False``; print them too unless ``echo=False``. Returns the
+    joined text (without the final newline)."""
+    text = "\n".join(lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text + ("\n" if final_newline else ""))
+    if echo:
+        print(text)
+    return text
+
+
 def md_row(cells: Iterable[object]) -> str:
     """One markdown table row: ``| a | b |``."""
     return "| " + " | ".join(str(c) for c in cells) + " |"

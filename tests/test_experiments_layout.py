@@ -105,6 +105,16 @@ def test_common_write_json_round_trip(tmp_path):
     assert path.read_text().endswith("]\n}\n")
 
 
+def test_common_write_report(tmp_path, capsys):
+    path = tmp_path / "a" / "r.md"
+    assert common.write_report(path, ["# T", "", "x"]) == "# T\n\nx"
+    assert path.read_bytes() == b"# T\n\nx\n"
+    assert capsys.readouterr().out == "# T\n\nx\n"
+    common.write_report(path, ["y", ""], final_newline=False, echo=False)
+    assert path.read_bytes() == b"y\n"
+    assert capsys.readouterr().out == ""
+
+
 def test_common_limit_threads():
     from threadpoolctl import threadpool_info
 

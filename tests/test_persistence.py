@@ -536,3 +536,18 @@ def test_resolve_class_does_not_walk_attributes(path):
     with pytest.raises(ValueError, match="refusing to load class"):
         _resolve_class(path)
     assert "rankclust.__main__" not in sys.modules
+
+
+def test_decoder_reads_a_node_by_its_first_tag_in_a_fixed_order():
+    """A (hostile) node holding several tags is read by the first of the fixed tag order,
+    never by one the file chooses; an unknown tag is refused."""
+    from rankclust.persistence import _Decoder
+
+    dec = _Decoder({})
+    assert dec.decode({"__tuple__": [1, 2], "__set__": [3]}, "x") == (1, 2)
+    value = dec.decode({"__float__": "nan", "__tuple__": [1]}, "x")
+    assert isinstance(value, float) and value != value
+    with pytest.raises(ValueError, match="x: unknown tagged value"):
+        dec.decode({"__pickle__": "..."}, "x")
+    with pytest.raises(ValueError, match="x: refusing to load type"):
+        dec.decode({"__type__": "builtins.eval", "__object__": "os:system"}, "x")

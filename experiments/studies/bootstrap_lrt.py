@@ -40,7 +40,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import limit_threads, md_table, paths, platform_line
+from _common import limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.cluster import MallowsMixture
 from rankclust.cluster.mixture_generators import centers_at_distances, make_heterogeneous_rankings
@@ -166,9 +166,7 @@ def main() -> None:
             "--n-datasets-easy 200 --n-boot 99 --n-jobs 2`.",
             "",
         ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_report(OUT, lines, final_newline=False)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, md_table, paths, platform_line
+from _common import data_home, limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.cluster import MallowsMixture, PlackettLuceMixture
 from rankclust.cluster.mixture import select_k
@@ -158,9 +158,7 @@ def main() -> None:
     ]
     if args.compare:
         lines += compare(args.compare_boot, args.repeats)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_report(OUT, lines, final_newline=False)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, md_table, paths, platform_line
+from _common import data_home, limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.cluster import MallowsMixture, PlackettLuceMixture
 from rankclust.inference import bootstrap, bootstrap_lrt
@@ -116,9 +116,7 @@ def main() -> None:
         f"fit: {lrt_pl.n_negative}.",
         "",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_report(OUT, lines, final_newline=False)
 
 
 if __name__ == "__main__":

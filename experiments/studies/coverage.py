@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import limit_threads, md_table, paths, platform_line
+from _common import limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.cluster import MallowsMixture, PlackettLuceMixture
 from rankclust.cluster.mixture_generators import centers_at_distances, make_heterogeneous_rankings
@@ -398,9 +398,7 @@ def main() -> None:
         "theta comes out too large (mean estimate above the true 0.1), with an interval that ignores the choice of the centre. "
         "Use the bootstrap when the centre is uncertain.",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(OUT, lines)
 
 
 if __name__ == "__main__":

@@ -189,11 +189,10 @@ def report(runs: dict) -> str:
         lines.append("")
     for tag, run in runs.items():
         lines += [f"## {tag}", "", run.get("note", ""), ""]
-        lines += [
-            "| method | setting | tau (mean ± sd) | vs consensus | folds better | size | "
-            "warnings | time (s) |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
+        lines += md_table(
+            ["method", "setting", "tau (mean ± sd)", "vs consensus", "folds better", "size",
+             "warnings", "time (s)"]
+        )  # fmt: skip
         for m, row in run["rows"].items():
             vs = (
                 f"{row['diff_mean']:+.3f} ± {row['diff_sd']:.3f}"

@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, paths, platform_line
+from _common import data_home, limit_threads, md_table, paths, platform_line
 
 from rankclust._restarts import tied_rows
 from rankclust.cluster import ChainKMeans, KOMeans, MallowsMixture, PlackettLuceMixture
@@ -189,9 +189,18 @@ def main() -> None:
         "a near tie); near tie = fits that warned that a different partition fits nearly as "
         "well ('-': not recorded in that run).",
         "",
-        "| data | K | estimator | distinct partitions | objective spread (relative) "
-        "| CPU s / fit | warned | near tie |",
-        "|---|---|---|---|---|---|---|---|",
+        *md_table(
+            [
+                "data",
+                "K",
+                "estimator",
+                "distinct partitions",
+                "objective spread (relative)",
+                "CPU s / fit",
+                "warned",
+                "near tie",
+            ]
+        ),
         *mixture_rows,
         *chain_rows,
     ]

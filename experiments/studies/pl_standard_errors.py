@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _common import data_home, limit_threads, md_table, paths, platform_line
+from _common import data_home, limit_threads, md_table, paths, platform_line, write_report
 
 from rankclust.inference import plackett_luce_vcov, quasi_variances
 from rankclust.io import read_rankings
@@ -177,9 +177,7 @@ def main() -> None:
         f"{100 * err[0]:+.2f}% to {100 * err[1]:+.2f}% (standard-error scale, worst case over "
         "all contrasts, Firth & de Menezes 2004).",
     ]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(OUT, lines)
 
 
 if __name__ == "__main__":

@@ -290,33 +290,62 @@ class _Encoder:
         self.arrays[key] = a
         return {"__ndarray__": key}
 
-    def encode(self, value: Any, where: str) -> Any:  # noqa: C901 - one flat dispatch per encodable type
+    def encode(self, value: Any, where: str) -> Any:
         if value is None or isinstance(value, bool | str):
             return value
         if isinstance(value, int) and not isinstance(value, np.integer):
             return value
         if isinstance(value, float) and not isinstance(value, np.floating):
             return value if math.isfinite(value) else {"__float__": repr(value)}
+        if isinstance(value, np.ndarray | np.generic | Rankings):
+            return self.arraylike(value, where)
+        if isinstance(value, list | set | frozenset | dict) or (
+            isinstance(value, tuple) and not hasattr(value, "_fields")
+        ):
+            return self.container(value, where)
+        if isinstance(
+            value, complex | np.dtype | np.random.RandomState | np.random.Generator | type
+        ):
+            return self.small_value(value, where)
+        special = _encode_special(self, value, where)
+        if special is not _NOT_SAVED:
+            return special
+        if _is_function(value):
+            return self.function(value, where)
+        if isinstance(value, tuple):  # a named tuple (e.g. a result record)
+            return {
+                "__namedtuple__": _class_path(type(value), where),
+                "values": [
+                    self.encode(v, f"{where}.{f}")
+                    for f, v in zip(value._fields, value, strict=True)
+                ],
+            }
+        return self.object(value, where)
+
+    def arraylike(self, value: np.ndarray | np.generic | Rankings, where: str) -> dict:
+        """A numpy array or scalar, or Rankings (their arrays stored as arrays)."""
         if isinstance(value, np.ndarray):
             return self.array(value, where)
         if isinstance(value, np.generic):
             return {"__npscalar__": self.array(np.asarray(value), where)}
-        if isinstance(value, Rankings):
-            return {
-                "__rankings__": {
-                    "ranks": self.array(np.asarray(value.ranks), f"{where}.ranks"),
-                    "kind": value.kind,
-                    "weights": (
-                        self.array(np.asarray(value.weights), f"{where}.weights")
-                        if value.is_weighted
-                        else None
-                    ),
-                    "items": list(value.items) if value.items is not None else None,
-                }
+        return {
+            "__rankings__": {
+                "ranks": self.array(np.asarray(value.ranks), f"{where}.ranks"),
+                "kind": value.kind,
+                "weights": (
+                    self.array(np.asarray(value.weights), f"{where}.weights")
+                    if value.is_weighted
+                    else None
+                ),
+                "items": list(value.items) if value.items is not None else None,
             }
+        }
+
+    def container(self, value: list | tuple | set | frozenset | dict, where: str) -> Any:
+        """A list, plain tuple, set or dict, element by element (sets in ``repr`` order)."""
         if isinstance(value, list):
             return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
-        if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        if isinstance(value, tuple):
             return {"__tuple__": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
         if isinstance(value, set | frozenset):
             items = sorted(value, key=repr)
@@ -324,13 +353,15 @@ class _Encoder:
                 "__set__": [self.encode(v, f"{where}{{}}") for v in items],
                 "frozen": isinstance(value, frozenset),
             }
-        if isinstance(value, dict):
-            return {
-                "__dict__": [
-                    [self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
-                    for k, v in value.items()
-                ]
-            }
+        return {
+            "__dict__": [
+                [self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
+                for k, v in value.items()
+            ]
+        }
+
+    def small_value(self, value: Any, where: str) -> dict:
+        """A complex number, dtype, random state or generator, or a whitelisted type."""
         if isinstance(value, complex):
             return {"__complex__": [value.real, value.imag]}
         if isinstance(value, np.dtype):
@@ -347,25 +378,10 @@ class _Encoder:
                 "__generator__": bitgen,
                 "state": self.encode(value.bit_generator.state, f"{where}.state"),
             }
-        if isinstance(value, type):
-            name = f"{value.__module__}.{value.__qualname__}"
-            if name not in _TYPE_WHITELIST:
-                raise TypeError(f"cannot save {where}: type {name}")
-            return {"__type__": name}
-        special = _encode_special(self, value, where)
-        if special is not _NOT_SAVED:
-            return special
-        if _is_function(value):
-            return self.function(value, where)
-        if isinstance(value, tuple):  # a named tuple (e.g. a result record)
-            return {
-                "__namedtuple__": _class_path(type(value), where),
-                "values": [
-                    self.encode(v, f"{where}.{f}")
-                    for f, v in zip(value._fields, value, strict=True)
-                ],
-            }
-        return self.object(value, where)
+        name = f"{value.__module__}.{value.__qualname__}"
+        if name not in _TYPE_WHITELIST:
+            raise TypeError(f"cannot save {where}: type {name}")
+        return {"__type__": name}
 
     def function(self, fn: Any, where: str) -> dict:
         return {"__function__": _function_path(fn, where)}
@@ -536,92 +552,106 @@ class _Decoder:
         except _DATA_ERRORS as exc:
             raise _refusal(where, exc) from None
 
-    def tagged(self, node: dict, where: str, depth: int) -> Any:  # noqa: C901 - one flat dispatch per decodable tag
-        if "__ndarray__" in node or "__objarray__" in node:
-            return self.array(node, where, depth)
-        if "__npscalar__" in node:
-            a = self.array(node["__npscalar__"], where, depth)
-            if not (isinstance(a, np.ndarray) and a.ndim == 0):
-                raise ValueError("a numpy scalar must be a 0-d array")
-            return a[()]
-        if "__float__" in node:
-            text = node["__float__"]
-            if text not in ("nan", "inf", "-inf"):
-                raise ValueError(f"unexpected float {text!r:.40}")
-            return float(text)
-        if "__complex__" in node:
-            re_im = node["__complex__"]
-            if not (isinstance(re_im, list) and len(re_im) == 2):
-                raise ValueError("a complex number is [real, imag]")
-            return complex(*(float(self.decode(v, where, depth + 1)) for v in re_im))
-        if "__tuple__" in node:
-            return tuple(self.decode(node["__tuple__"], where, depth + 1))
-        if "__set__" in node:
-            items = self.decode(node["__set__"], where, depth + 1)
-            return frozenset(items) if node.get("frozen") else set(items)
-        if "__dict__" in node:
-            out = {}
-            for pair in node["__dict__"]:
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    raise ValueError("a dict is a list of [key, value] pairs")
-                key = _hashable(self.decode(pair[0], f"{where} key", depth + 1))
-                out[key] = self.decode(pair[1], f"{where}[{key!r:.40}]", depth + 1)
-            return out
-        if "__rankings__" in node:
-            r = node["__rankings__"]
-            weights = None if r["weights"] is None else self.array(r["weights"], where, depth)
-            items = r["items"]
-            if items is not None and not all(isinstance(x, str) for x in items):
-                raise ValueError("item names must be strings")
-            return Rankings(
-                self.array(r["ranks"], where, depth), kind=r["kind"], weights=weights, items=items
-            )
-        if "__dtype__" in node:
-            text = node["__dtype__"]
-            if not (isinstance(text, str) and _DTYPE_STR.fullmatch(text)):
-                raise ValueError(f"refusing dtype {text!r:.40}")
-            return np.dtype(text)
-        if "__type__" in node:
-            name = node["__type__"]
-            if not isinstance(name, str) or name not in _TYPE_WHITELIST:
-                raise ValueError(f"refusing to load type {name!r:.80}")
-            return _TYPE_WHITELIST[name]
-        if "__randomstate__" in node:
-            rs = np.random.RandomState()
-            rs.set_state(self.decode(node["__randomstate__"], where, depth + 1))
-            return rs
-        if "__generator__" in node:
-            name = node["__generator__"]
-            if name not in _BIT_GENERATORS:
-                raise ValueError(f"refusing bit generator {name!r:.40}")
-            bitgen = getattr(np.random, name)()
-            bitgen.state = self.decode(node["state"], where, depth + 1)
-            return np.random.Generator(bitgen)
-        if "__function__" in node:
-            return _resolve_function(node["__function__"])
-        if "__sparse__" in node:
-            return self.sparse(node, where, depth)
-        if "__sktree__" in node:
-            from sklearn.tree._tree import Tree
-
-            args = self.decode(node["__sktree__"], f"{where}.args", depth + 1)
-            state = self.decode(node["state"], where, depth + 1)
-            check_sklearn_tree(args, state)
-            tree = Tree(*args)
-            tree.__setstate__(state)
-            return tree
-        if "__neighbors_tree__" in node:
-            if set(node) != {"__neighbors_tree__"}:
-                raise ValueError("malformed search-tree placeholder")
-            return dict(node)  # placeholder; rebuilt by check_sklearn_state of the owner
-        if "__object__" in node:
-            return self.object(node, where, depth)
-        if "__namedtuple__" in node:
-            cls = _resolve_class(node["__namedtuple__"])
-            if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
-                raise ValueError(f"{node['__namedtuple__']} is not a named tuple")
-            return cls(*self.decode(node["values"], where, depth + 1))
+    def tagged(self, node: dict, where: str, depth: int) -> Any:
+        # the first tag of _TAGS that the node holds decides (a node with several tags is
+        # read by the first, in this fixed order)
+        for tag, method in _TAGS:
+            if tag in node:
+                return getattr(self, method)(node, where, depth)
         raise ValueError(f"unknown tagged value {sorted(node)[:5]}")
+
+    def npscalar(self, node: dict, where: str, depth: int) -> Any:
+        a = self.array(node["__npscalar__"], where, depth)
+        if not (isinstance(a, np.ndarray) and a.ndim == 0):
+            raise ValueError("a numpy scalar must be a 0-d array")
+        return a[()]
+
+    def float_(self, node: dict, where: str, depth: int) -> float:
+        text = node["__float__"]
+        if text not in ("nan", "inf", "-inf"):
+            raise ValueError(f"unexpected float {text!r:.40}")
+        return float(text)
+
+    def complex_(self, node: dict, where: str, depth: int) -> complex:
+        re_im = node["__complex__"]
+        if not (isinstance(re_im, list) and len(re_im) == 2):
+            raise ValueError("a complex number is [real, imag]")
+        return complex(*(float(self.decode(v, where, depth + 1)) for v in re_im))
+
+    def tuple_(self, node: dict, where: str, depth: int) -> tuple:
+        return tuple(self.decode(node["__tuple__"], where, depth + 1))
+
+    def set_(self, node: dict, where: str, depth: int) -> set | frozenset:
+        items = self.decode(node["__set__"], where, depth + 1)
+        return frozenset(items) if node.get("frozen") else set(items)
+
+    def dict_(self, node: dict, where: str, depth: int) -> dict:
+        out = {}
+        for pair in node["__dict__"]:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError("a dict is a list of [key, value] pairs")
+            key = _hashable(self.decode(pair[0], f"{where} key", depth + 1))
+            out[key] = self.decode(pair[1], f"{where}[{key!r:.40}]", depth + 1)
+        return out
+
+    def rankings(self, node: dict, where: str, depth: int) -> Rankings:
+        r = node["__rankings__"]
+        weights = None if r["weights"] is None else self.array(r["weights"], where, depth)
+        items = r["items"]
+        if items is not None and not all(isinstance(x, str) for x in items):
+            raise ValueError("item names must be strings")
+        return Rankings(
+            self.array(r["ranks"], where, depth), kind=r["kind"], weights=weights, items=items
+        )
+
+    def dtype(self, node: dict, where: str, depth: int) -> np.dtype:
+        text = node["__dtype__"]
+        if not (isinstance(text, str) and _DTYPE_STR.fullmatch(text)):
+            raise ValueError(f"refusing dtype {text!r:.40}")
+        return np.dtype(text)
+
+    def type_(self, node: dict, where: str, depth: int) -> type:
+        name = node["__type__"]
+        if not isinstance(name, str) or name not in _TYPE_WHITELIST:
+            raise ValueError(f"refusing to load type {name!r:.80}")
+        return _TYPE_WHITELIST[name]
+
+    def randomstate(self, node: dict, where: str, depth: int) -> np.random.RandomState:
+        rs = np.random.RandomState()
+        rs.set_state(self.decode(node["__randomstate__"], where, depth + 1))
+        return rs
+
+    def generator(self, node: dict, where: str, depth: int) -> np.random.Generator:
+        name = node["__generator__"]
+        if name not in _BIT_GENERATORS:
+            raise ValueError(f"refusing bit generator {name!r:.40}")
+        bitgen = getattr(np.random, name)()
+        bitgen.state = self.decode(node["state"], where, depth + 1)
+        return np.random.Generator(bitgen)
+
+    def function(self, node: dict, where: str, depth: int) -> Any:
+        return _resolve_function(node["__function__"])
+
+    def sktree(self, node: dict, where: str, depth: int) -> Any:
+        from sklearn.tree._tree import Tree
+
+        args = self.decode(node["__sktree__"], f"{where}.args", depth + 1)
+        state = self.decode(node["state"], where, depth + 1)
+        check_sklearn_tree(args, state)
+        tree = Tree(*args)
+        tree.__setstate__(state)
+        return tree
+
+    def neighbors_tree(self, node: dict, where: str, depth: int) -> dict:
+        if set(node) != {"__neighbors_tree__"}:
+            raise ValueError("malformed search-tree placeholder")
+        return dict(node)  # placeholder; rebuilt by check_sklearn_state of the owner
+
+    def namedtuple(self, node: dict, where: str, depth: int) -> tuple:
+        cls = _resolve_class(node["__namedtuple__"])
+        if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
+            raise ValueError(f"{node['__namedtuple__']} is not a named tuple")
+        return cls(*self.decode(node["values"], where, depth + 1))
 
     def sparse(self, node: dict, where: str, depth: int) -> Any:
         import scipy.sparse as sp
@@ -662,6 +692,30 @@ class _Decoder:
             object.__setattr__(obj, name, self.decode(value, f"{where}.{name}", depth + 1))
         _finish_object(obj, path)
         return obj
+
+
+# tag -> _Decoder method, in the order the tags are tried (the order of the former if-chain)
+_TAGS: tuple[tuple[str, str], ...] = (
+    ("__ndarray__", "array"),
+    ("__objarray__", "array"),
+    ("__npscalar__", "npscalar"),
+    ("__float__", "float_"),
+    ("__complex__", "complex_"),
+    ("__tuple__", "tuple_"),
+    ("__set__", "set_"),
+    ("__dict__", "dict_"),
+    ("__rankings__", "rankings"),
+    ("__dtype__", "dtype"),
+    ("__type__", "type_"),
+    ("__randomstate__", "randomstate"),
+    ("__generator__", "generator"),
+    ("__function__", "function"),
+    ("__sparse__", "sparse"),
+    ("__sktree__", "sktree"),
+    ("__neighbors_tree__", "neighbors_tree"),
+    ("__object__", "object"),
+    ("__namedtuple__", "namedtuple"),
+)
 
 
 def _hashable(key: Any) -> Any:

@@ -441,7 +441,7 @@ def _grid_shape(n_panels: int, m: int, longest: int, ncols: int | None) -> tuple
     return nrows, ncols, side
 
 
-def plot_pairwise_matrices(  # noqa: C901 - one flat branch per input form and option
+def plot_pairwise_matrices(
     C: Any,
     items: Sequence[str] | None = None,
     *,
@@ -506,18 +506,7 @@ def plot_pairwise_matrices(  # noqa: C901 - one flat branch per input form and o
         raise ValueError(f"C must have shape (K, m, m), got {C.shape}")
     n_clusters, m = C.shape[0], C.shape[1]
     names = _item_names(items, m, centers)
-    if titles is None:
-        titles = [f"cluster {k}" for k in range(n_clusters)]
-    if len(titles) != n_clusters:
-        raise ValueError(f"titles has {len(titles)} entries for {n_clusters} clusters")
-    sizes = _check_sizes(cluster_sizes, n_clusters)
-    if order not in ("central", "given"):
-        raise ValueError(f"order must be 'central' or 'given', got {order!r}")
-    pos = None
-    if centers is not None:
-        pos = _as_positions(_centers_of(centers))
-        if pos.shape != (n_clusters, m):
-            raise ValueError(f"centers must have shape ({n_clusters}, {m}), got {pos.shape}")
+    titles, sizes, pos = _check_panels(n_clusters, m, titles, cluster_sizes, order, centers)
     nrows, ncols, side = _grid_shape(n_clusters, m, max((len(x) for x in names), default=1), ncols)
     fig, axes = plt.subplots(
         nrows,
@@ -536,12 +525,9 @@ def plot_pairwise_matrices(  # noqa: C901 - one flat branch per input form and o
         if empty:
             _empty_panel(ax, title)
             continue
-        if order == "given":
-            perm: Any = "given"
-        elif pos is not None:
-            perm = _center_order(pos[k])
-        else:
-            perm = "wins"
+        perm: Any = (
+            "given" if order == "given" else "wins" if pos is None else _center_order(pos[k])
+        )
         plot_pairwise_matrix(
             C[k], names, ax=ax, colorbar=False, title=title, annotate=annotate, order=perm
         )
@@ -556,6 +542,31 @@ def plot_pairwise_matrices(  # noqa: C901 - one flat branch per input form and o
         used = [a for a in axes.ravel()[:n_clusters]]
         fig.colorbar(image, ax=used, label="P(row above column)", shrink=0.6 if nrows > 1 else 0.9)
     return fig
+
+
+def _check_panels(
+    n_clusters: int,
+    m: int,
+    titles: Sequence[str] | None,
+    cluster_sizes: Sequence[float] | None,
+    order: str,
+    centers: Any,
+) -> tuple[Sequence[str], Any, np.ndarray | None]:
+    """The panel titles (default ``"cluster k"``), the checked sizes and the central
+    positions (None without ``centers``) of :func:`plot_pairwise_matrices`."""
+    if titles is None:
+        titles = [f"cluster {k}" for k in range(n_clusters)]
+    if len(titles) != n_clusters:
+        raise ValueError(f"titles has {len(titles)} entries for {n_clusters} clusters")
+    sizes = _check_sizes(cluster_sizes, n_clusters)
+    if order not in ("central", "given"):
+        raise ValueError(f"order must be 'central' or 'given', got {order!r}")
+    pos = None
+    if centers is not None:
+        pos = _as_positions(_centers_of(centers))
+        if pos.shape != (n_clusters, m):
+            raise ValueError(f"centers must have shape ({n_clusters}, {m}), got {pos.shape}")
+    return titles, sizes, pos
 
 
 def _empty_panel(ax: Any, title: str) -> None:
@@ -597,7 +608,7 @@ def _table_columns(table: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def plot_bic(  # noqa: C901 - one flat branch per input form and option
+def plot_bic(
     table: Any,
     ax: Any = None,
     *,
@@ -654,18 +665,7 @@ def plot_bic(  # noqa: C901 - one flat branch per input form and option
     if hasattr(table, "table") and not isinstance(table, Mapping | Sequence):
         table = table.table
     cols = _table_columns(table)
-    kcol = next((c for c in _K_COLUMNS if c in cols), None)
-    if kcol is None:
-        raise ValueError(f"table needs a column for K: one of {_K_COLUMNS}")
-    if criteria is not None:
-        crits = [str(c).lower() for c in criteria]
-        missing = [c for c in crits if c not in cols]
-        if missing or not crits:
-            raise ValueError(f"table has no numeric column for criteria {missing or crits}")
-    else:
-        crits = [c for c in _CRITERIA if c in cols]
-    if not crits:
-        raise ValueError(f"table needs at least one criterion column among {_CRITERIA}")
+    kcol, crits = _criteria_columns(cols, criteria)
     if style not in ("auto", "panels", "difference", "single"):
         raise ValueError(
             f"style must be 'auto', 'panels', 'difference' or 'single', got {style!r}"
@@ -674,39 +674,9 @@ def plot_bic(  # noqa: C901 - one flat branch per input form and option
         style = "single" if len(crits) == 1 else ("difference" if ax is not None else "panels")
     if style == "panels" and ax is not None:
         raise ValueError("style='panels' draws its own figure; pass ax=None")
-    ks = cols[kcol]
-    order = np.argsort(ks, kind="stable")
-    ks = ks[order]
-    series = {}
-    for name in crits:
-        values = cols[name][order]
-        if len(values) != len(ks):
-            raise ValueError(f"column {name!r} has {len(values)} values for {len(ks)} K values")
-        series[name] = values
-
+    ks, series = _sorted_series(cols, kcol, crits)
     if style == "panels":
-        import matplotlib.pyplot as plt
-
-        fig, axes = plt.subplots(
-            1, len(crits), figsize=(3.6 * len(crits) + 0.4, 3.4), layout="constrained",
-            sharex=True, squeeze=False,
-        )  # fmt: skip
-        for i, name in enumerate(crits):
-            ax_i = axes[0, i]
-            best = _draw_criterion(ax_i, ks, series[name], name, f"C{i}", mark_best)
-            head = name.upper()
-            if best is not None and mark_best:
-                head += f" (best K={_fmt_size(best)})"
-            if name == chosen:
-                head += ", used"
-            ax_i.set_title(head, fontsize=10)
-            ax_i.set_xlabel("number of clusters K")
-            _plain_y(ax_i)
-        axes[0, 0].set_ylabel("lower is better")
-        if title:
-            fig.suptitle(title)
-        return fig
-
+        return _criteria_panels(ks, series, crits, chosen, title, mark_best)
     ax = _new_axes(ax, (5.0, 3.5))
     for i, name in enumerate(crits):
         values = series[name]
@@ -724,6 +694,74 @@ def plot_bic(  # noqa: C901 - one flat branch per input form and option
     if title:
         _set_title(ax, title)
     return ax
+
+
+def _criteria_columns(
+    cols: dict[str, np.ndarray], criteria: Sequence[str] | None
+) -> tuple[str, list[str]]:
+    """The K column and the criteria to draw (``criteria``, default every one of
+    :data:`_CRITERIA` present), checked."""
+    kcol = next((c for c in _K_COLUMNS if c in cols), None)
+    if kcol is None:
+        raise ValueError(f"table needs a column for K: one of {_K_COLUMNS}")
+    if criteria is not None:
+        crits = [str(c).lower() for c in criteria]
+        missing = [c for c in crits if c not in cols]
+        if missing or not crits:
+            raise ValueError(f"table has no numeric column for criteria {missing or crits}")
+    else:
+        crits = [c for c in _CRITERIA if c in cols]
+    if not crits:
+        raise ValueError(f"table needs at least one criterion column among {_CRITERIA}")
+    return kcol, crits
+
+
+def _sorted_series(
+    cols: dict[str, np.ndarray], kcol: str, crits: list[str]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The K values in increasing order and each criterion's values in that order."""
+    ks = cols[kcol]
+    order = np.argsort(ks, kind="stable")
+    ks = ks[order]
+    series = {}
+    for name in crits:
+        values = cols[name][order]
+        if len(values) != len(ks):
+            raise ValueError(f"column {name!r} has {len(values)} values for {len(ks)} K values")
+        series[name] = values
+    return ks, series
+
+
+def _criteria_panels(
+    ks: np.ndarray,
+    series: dict[str, np.ndarray],
+    crits: list[str],
+    chosen: str | None,
+    title: str | None,
+    mark_best: bool,
+) -> Any:
+    """``plot_bic(style="panels")``: one panel per criterion, each on its own y-scale."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(
+        1, len(crits), figsize=(3.6 * len(crits) + 0.4, 3.4), layout="constrained",
+        sharex=True, squeeze=False,
+    )  # fmt: skip
+    for i, name in enumerate(crits):
+        ax_i = axes[0, i]
+        best = _draw_criterion(ax_i, ks, series[name], name, f"C{i}", mark_best)
+        head = name.upper()
+        if best is not None and mark_best:
+            head += f" (best K={_fmt_size(best)})"
+        if name == chosen:
+            head += ", used"
+        ax_i.set_title(head, fontsize=10)
+        ax_i.set_xlabel("number of clusters K")
+        _plain_y(ax_i)
+    axes[0, 0].set_ylabel("lower is better")
+    if title:
+        fig.suptitle(title)
+    return fig
 
 
 def _draw_criterion(

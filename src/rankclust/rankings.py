@@ -116,6 +116,20 @@ class _force_rank_dtype:
 # --------------------------------------------------------------------------------------------
 # kernels (private: inputs are trusted)
 # --------------------------------------------------------------------------------------------
+def _present_items(row, present):  # pragma: no cover - compiled below
+    """Write the present items of ``row`` (position >= 0), in item order, to ``present``;
+    return how many there are."""
+    c = 0
+    for j in range(row.shape[0]):
+        if row[j] >= 0:
+            present[c] = j
+            c += 1
+    return c
+
+
+_nb_present_items = numba.njit(_present_items, cache=True, nogil=True)
+
+
 def _pair_counts_soft(ranks, weights, out):  # pragma: no cover - compiled below
     """Accumulate ``out[k, u, v] += weights[i, k]`` for every row i with u above v.
 
@@ -126,11 +140,7 @@ def _pair_counts_soft(ranks, weights, out):  # pragma: no cover - compiled below
     n_groups = weights.shape[1]
     present = np.empty(m, dtype=np.int64)
     for i in range(n):
-        c = 0
-        for j in range(m):
-            if ranks[i, j] >= 0:
-                present[c] = j
-                c += 1
+        c = _nb_present_items(ranks[i], present)
         for a in range(c):
             u = present[a]
             ru = ranks[i, u]
@@ -148,11 +158,7 @@ def _pair_counts_hard(ranks, weights, labels, out):  # pragma: no cover - compil
     for i in range(n):
         g = labels[i]
         w = weights[i]
-        c = 0
-        for j in range(m):
-            if ranks[i, j] >= 0:
-                present[c] = j
-                c += 1
+        c = _nb_present_items(ranks[i], present)
         for a in range(c):
             u = present[a]
             ru = ranks[i, u]

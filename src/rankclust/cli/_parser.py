@@ -251,6 +251,27 @@ def build_parser() -> argparse.ArgumentParser:
         commands[name] = p
         return p
 
+    _add_cluster(command)
+    _add_select_k(command)
+    _add_labelrank(command)
+    _add_supervise(command)
+    _add_ordinal(command)
+    _add_significance(command)
+    _add_demo(command)
+    _add_reproduce(command)
+    _add_predict(command)
+
+    # every option of one command is refused by the others, with a reason
+    everything = set().union(*(option_strings(c) for c in commands.values()))
+    for name, p in commands.items():
+        for option in sorted(everything - option_strings(p)):
+            reason = _REFUSALS.get((name, option), f"not an option of 'rankclust {name}'")
+            p.add_argument(option, action=_Refuse, reason=reason, dest=f"_refused{option}")
+    return parser
+
+
+def _add_cluster(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``cluster`` command."""
     p = command("cluster", cmd_cluster, help="cluster rankings into K groups",
                 description="Cluster rankings into K groups and print the clusters, their "
                             "sizes and central rankings. Methods: "
@@ -258,6 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_k(p)
     _add_method(p, CLUSTER_METHODS, "mixture")
 
+
+def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``select-k`` command."""
     p = command("select-k", cmd_select_k,
                 help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
                 description="Fit one model per K and compare information criteria.")  # fmt: skip
@@ -270,12 +294,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also test each K against K-1 by the parametric-bootstrap "
                         "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip
 
+
+def _add_labelrank(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``labelrank`` command."""
     p = command("labelrank", cmd_labelrank, help="predict label rankings from features",
                 description="Fit a label ranker on a label-ranking CSV (n,p,k header; "
                             "features then the rank of each label) and report Kendall "
                             "tau. Methods: " + method_help(LABEL_RANKING_METHODS))  # fmt: skip
     _add_method(p, LABEL_RANKING_METHODS, "iblr")
 
+
+def _add_supervise(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``supervise`` command."""
     p = command("supervise", cmd_supervise, help="supervised clustering of label-ranking data",
                 description="Cluster feature vectors so that each cluster has one central "
                             "label ranking (Grbovic et al. 2013). Methods: "
@@ -283,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_k(p)
     _add_method(p, SUPERVISED_METHODS, "rt-iter")
 
+
+def _add_ordinal(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``ordinal`` command."""
     p = command("ordinal", cmd_ordinal,
                 help="ordinal clustering of feature vectors guided by ranking pairs",
                 description="Cluster the rows of a numeric CSV into K ordered clusters; "
@@ -294,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_k(p, default=3)
     _add_method(p, {"m2sorc": None}, "m2sorc", help="m2sorc (default)")
 
+
+def _add_significance(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``significance`` command."""
     p = command("significance", cmd_significance,
                 help="randomisation test: is the clustering better than chance?",
                 description="Fit on the data and on random data sets with the same "
@@ -314,12 +350,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="larger statistic = better clustering (e.g. a log-likelihood); needs "
                         "--statistic")  # fmt: skip
 
-    p = command("demo", cmd_demo, help="run everything on shipped data",
+
+def _add_demo(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``demo`` command."""
+    command("demo", cmd_demo, help="run everything on shipped data",
                 description="Fit ranking models, cluster ballots with model selection, "
                             "rank labels and cluster label-ranking data, on data shipped "
                             "with the package; figures go to --plots (default "
                             "demo_output/).")  # fmt: skip
 
+
+def _add_reproduce(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """Add the ``reproduce`` command."""
     p = command("reproduce", cmd_reproduce, help="re-run a paper's experiments (quick)",
                 description="Run experiments/*PAPER*.py (or experiments/*/*PAPER*.py) --quick "
                             "from a source checkout; "
@@ -328,15 +370,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paper", metavar="PAPER", help=", ".join(PAPERS))
     p.add_argument("--full", action="store_true", help="run without --quick (slow)")
     p.add_argument("--experiments-dir", metavar="DIR", help="where the experiment scripts are")
-    _add_predict(command)
-
-    # every option of one command is refused by the others, with a reason
-    everything = set().union(*(option_strings(c) for c in commands.values()))
-    for name, p in commands.items():
-        for option in sorted(everything - option_strings(p)):
-            reason = _REFUSALS.get((name, option), f"not an option of 'rankclust {name}'")
-            p.add_argument(option, action=_Refuse, reason=reason, dest=f"_refused{option}")
-    return parser
 
 
 def _add_predict(command: Callable[..., argparse.ArgumentParser]) -> None:

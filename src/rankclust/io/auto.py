@@ -213,12 +213,7 @@ def read_rankings(
             R, n_read, fmt = read_table(text, ctx, None if fmt == "table" else fmt)
             if R is None:
                 R, n_read = _label_ranking(text, ctx)
-    skipped = list(ctx.problems.skipped)
-    for w in caught:
-        if isinstance(w.message, MalformedLinesWarning):
-            skipped.extend(w.message.skipped)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    skipped = _merge_skipped(caught, list(ctx.problems.skipped))
     skipped.sort(key=lambda s: s.line)
     if skipped:
         warnings.warn(MalformedLinesWarning(source, skipped), stacklevel=2)
@@ -226,21 +221,50 @@ def read_rankings(
         raise DataFormatError(source, None, "no rankings in the file")
     refused_lines = {sk.line for sk in skipped}
     row_lines = tuple(k for k in ctx.row_lines if k not in refused_lines)
-    report = ReadReport(
+    report = _read_report(
+        source, fmt, detected_by, used, n_read, R, skipped,
+        n_ballots=float(R.weights.sum()) if R.is_weighted else None,
+        notes=tuple(ctx.notes),
+        row_lines=row_lines if len(row_lines) == R.n_rankings else None,
+    )  # fmt: skip
+    return (R, report) if return_report else R
+
+
+def _merge_skipped(caught: list, skipped: list[SkippedLine]) -> list[SkippedLine]:
+    """``skipped`` extended by the lines of the :class:`MalformedLinesWarning` in ``caught``
+    (recorded warnings); every other recorded warning is issued again as it was."""
+    for w in caught:
+        if isinstance(w.message, MalformedLinesWarning):
+            skipped.extend(w.message.skipped)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return skipped
+
+
+def _read_report(
+    source: str,
+    fmt: str,
+    detected_by: str,
+    encoding: str,
+    n_read: int,
+    R: Rankings,
+    skipped: list[SkippedLine],
+    **extra: object,
+) -> ReadReport:
+    """The :class:`ReadReport` of ``R`` read from ``n_read`` rows (every row used is a
+    ranking), with the ``skipped`` lines refused; ``extra``: the optional fields."""
+    return ReadReport(
         source=source,
         format=fmt,
         detected_by=detected_by,
-        encoding=used,
+        encoding=encoding,
         n_rows_read=n_read,
         n_rows_used=R.n_rankings,
         n_rankings=R.n_rankings,
         n_items=R.n_items,
         refused=tuple(skipped),
-        n_ballots=float(R.weights.sum()) if R.is_weighted else None,
-        notes=tuple(ctx.notes),
-        row_lines=row_lines if len(row_lines) == R.n_rankings else None,
+        **extra,
     )
-    return (R, report) if return_report else R
 
 
 def read_label_rankings(
@@ -297,12 +321,7 @@ def read_label_rankings(
             finite_features=finite_features,
             limits=limits,
         )
-    skipped: list[SkippedLine] = []
-    for w in caught:
-        if isinstance(w.message, MalformedLinesWarning):
-            skipped.extend(w.message.skipped)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    skipped = _merge_skipped(caught, [])
     if skipped:
         warnings.warn(MalformedLinesWarning(source, skipped), stacklevel=2)
     names = items or [f"label {j + 1}" for j in range(Y.n_items)]
@@ -310,18 +329,10 @@ def read_label_rankings(
     if not return_report:
         return X, Y
     n_read = sum(1 for ln in _split_lines(text) if ln.strip()) - 1
-    report = ReadReport(
-        source=source,
-        format="label-ranking",
-        detected_by="format=",
-        encoding=used,
-        n_rows_read=n_read,
-        n_rows_used=Y.n_rankings,
-        n_rankings=Y.n_rankings,
-        n_items=Y.n_items,
-        refused=tuple(skipped),
+    report = _read_report(
+        source, "label-ranking", "format=", used, n_read, Y, skipped,
         notes=(f"{X.shape[1]} features",),
-    )
+    )  # fmt: skip
     return X, Y, report
 
 

@@ -54,7 +54,7 @@ def _parse_field(tok: str) -> float:
     return np.nan if t == "" else float(t)
 
 
-def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file case
+def read_label_ranking_csv(
     path_or_file: PathOrFile,
     *,
     kind: str = "subset",
@@ -131,6 +131,30 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
     source = _source_name(path_or_file)
     problems = _Problems(source, strict)
     budget = _Budget(source, limits)
+    header, header_lineno, linenos, texts = _read_lines(
+        path_or_file, encoding, source, problems, budget
+    )
+    n, p, k = header
+    n_lines = len(texts)
+    values, linenos, texts = _parse_values(texts, linenos, p, k, problems)
+    if finite_features:
+        values, linenos, texts = _drop_nonfinite_features(values, linenos, texts, p, problems)
+    X, filled = _check_ranks(values, linenos, texts, p, k, problems)
+    if n_lines != n:
+        msg = f"the header declares {n} rows but the file has {n_lines}"
+        if strict:
+            raise DataFormatError(source, header_lineno, msg)
+        warnings.warn(f"{source}: {msg}", UserWarning, stacklevel=2)
+    problems.warn(stacklevel=2)
+    Y = Rankings.from_ranks(filled, kind=kind)  # checked above; stored compact
+    return np.ascontiguousarray(X), Y
+
+
+def _read_lines(
+    path_or_file: PathOrFile, encoding: str, source: str, problems: _Problems, budget: _Budget
+) -> tuple[tuple[int, int, int], int, list[int], list[str]]:
+    """The header (checked against the limits before any row is read), its line number, and
+    the line numbers and texts of the non-blank data lines."""
     header: tuple[int, int, int] | None = None
     header_lineno = 1
     linenos: list[int] = []
@@ -148,27 +172,36 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
                     lineno,
                     f"expected the header 'n_samples,n_features,n_labels', got {text[:60]!r}",
                 )
-            # declared sizes, before any row is read
-            n_decl, p_decl, k_decl = header
-            if n_decl > budget.limits.max_rows:
-                raise budget.refuse(lineno, f"declares {n_decl} rows", "max_rows")
-            budget.items(k_decl, lineno, "declares")
-            if n_decl * (p_decl + k_decl) > budget.limits.max_cells:
-                raise budget.refuse(
-                    lineno,
-                    f"declares {n_decl} rows of {p_decl} features and {k_decl} labels",
-                    "max_cells",
-                )
+            _check_declared(header, lineno, budget)
             continue
         linenos.append(lineno)
         texts.append(text)
         budget.rows(len(texts), lineno)
     if header is None:
         raise DataFormatError(source, None, "empty file (no 'n_samples,n_features,n_labels' line)")
-    n, p, k = header
-    width = p + k
+    return header, header_lineno, linenos, texts
 
-    n_lines = len(texts)
+
+def _check_declared(header: tuple[int, int, int], lineno: int, budget: _Budget) -> None:
+    """Refuse the sizes a header declares beyond the limits, before any row is read."""
+    n_decl, p_decl, k_decl = header
+    if n_decl > budget.limits.max_rows:
+        raise budget.refuse(lineno, f"declares {n_decl} rows", "max_rows")
+    budget.items(k_decl, lineno, "declares")
+    if n_decl * (p_decl + k_decl) > budget.limits.max_cells:
+        raise budget.refuse(
+            lineno,
+            f"declares {n_decl} rows of {p_decl} features and {k_decl} labels",
+            "max_cells",
+        )
+
+
+def _parse_values(
+    texts: list[str], linenos: list[int], p: int, k: int, problems: _Problems
+) -> tuple[np.ndarray, list[int], list[str]]:
+    """The lines as a float array of ``p + k`` columns, and the line numbers and texts kept
+    (lines with a wrong field count or a non-number reported to ``problems``)."""
+    width = p + k
     # Field counts first (cheap), then a vectorised float parse with a per-line fallback.
     keep = []
     for idx, text in enumerate(texts):
@@ -183,34 +216,47 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
     linenos = [linenos[i] for i in keep]
     try:
         flat = np.array(",".join(texts).split(",") if texts else [], dtype=np.float64)
-        values = flat.reshape(len(texts), width)
+        return flat.reshape(len(texts), width), linenos, texts
     except ValueError:
-        rows, kept_lines, kept_texts = [], [], []
-        for lineno, text in zip(linenos, texts, strict=True):
-            try:
-                rows.append([_parse_field(t) for t in text.split(",")])
-            except ValueError:
-                bad = next((j, t) for j, t in enumerate(text.split(",")) if not _is_float(t))
-                problems.bad(
-                    lineno, text, f"field {bad[0] + 1} ({bad[1].strip()!r}) is not a number"
-                )
-                continue
-            kept_lines.append(lineno)
-            kept_texts.append(text)
-        values = np.array(rows, dtype=np.float64).reshape(len(rows), width)
-        linenos, texts = kept_lines, kept_texts
+        pass
+    rows, kept_lines, kept_texts = [], [], []
+    for lineno, text in zip(linenos, texts, strict=True):
+        try:
+            rows.append([_parse_field(t) for t in text.split(",")])
+        except ValueError:
+            bad = next((j, t) for j, t in enumerate(text.split(",")) if not _is_float(t))
+            problems.bad(lineno, text, f"field {bad[0] + 1} ({bad[1].strip()!r}) is not a number")
+            continue
+        kept_lines.append(lineno)
+        kept_texts.append(text)
+    values = np.array(rows, dtype=np.float64).reshape(len(rows), width)
+    return values, kept_lines, kept_texts
 
-    nonfinite = ~np.isfinite(values[:, :p]).all(axis=1) & finite_features
-    if nonfinite.any():
-        for i in np.flatnonzero(nonfinite):
-            j = int(np.flatnonzero(~np.isfinite(values[i, :p]))[0])
-            tok = texts[i].split(",")[j].strip()
-            problems.bad(
-                linenos[i], texts[i], f"feature {j + 1} ({tok!r}) is NaN, infinite or missing"
-            )
-        values = values[~nonfinite]
-        linenos = [ln for ln, bad in zip(linenos, nonfinite, strict=True) if not bad]
-        texts = [t for t, bad in zip(texts, nonfinite, strict=True) if not bad]
+
+def _drop_nonfinite_features(
+    values: np.ndarray, linenos: list[int], texts: list[str], p: int, problems: _Problems
+) -> tuple[np.ndarray, list[int], list[str]]:
+    """The rows whose ``p`` features are all finite (the others reported to ``problems``)."""
+    nonfinite = ~np.isfinite(values[:, :p]).all(axis=1)
+    if not nonfinite.any():
+        return values, linenos, texts
+    for i in np.flatnonzero(nonfinite):
+        j = int(np.flatnonzero(~np.isfinite(values[i, :p]))[0])
+        tok = texts[i].split(",")[j].strip()
+        problems.bad(
+            linenos[i], texts[i], f"feature {j + 1} ({tok!r}) is NaN, infinite or missing"
+        )
+    values = values[~nonfinite]
+    linenos = [ln for ln, bad in zip(linenos, nonfinite, strict=True) if not bad]
+    texts = [t for t, bad in zip(texts, nonfinite, strict=True) if not bad]
+    return values, linenos, texts
+
+
+def _check_ranks(
+    values: np.ndarray, linenos: list[int], texts: list[str], p: int, k: int, problems: _Problems
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features ``X`` and ranks (0 for missing) of the rows whose ranks are integers in
+    ``0..k`` (the others reported to ``problems``)."""
     X = values[:, :p]
     Yf = values[:, p:]
     filled = np.where(np.isnan(Yf), 0.0, Yf)
@@ -232,14 +278,7 @@ def read_label_ranking_csv(  # noqa: C901 - one flat check per malformed-file ca
             )
         X = X[~bad_rows]
         filled = filled[~bad_rows]
-    if n_lines != n:
-        msg = f"the header declares {n} rows but the file has {n_lines}"
-        if strict:
-            raise DataFormatError(source, header_lineno, msg)
-        warnings.warn(f"{source}: {msg}", UserWarning, stacklevel=2)
-    problems.warn(stacklevel=2)
-    Y = Rankings.from_ranks(filled, kind=kind)  # checked above; stored compact
-    return np.ascontiguousarray(X), Y
+    return X, filled
 
 
 def _is_float(tok: str) -> bool:

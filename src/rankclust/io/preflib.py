@@ -120,26 +120,14 @@ def _parse_int(token: str, what: str) -> int:
     return int(t)
 
 
-def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:  # noqa: C901 - one hand-written scanner; each branch is an error
+def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:
     """Parse ``a,b,{c,d},e`` into 0-based items and their 0-based positions (best first).
 
     Raises :class:`_Bad` on a malformed order.
     """
-    if "{" not in body and "}" not in body:
-        # fast path for strict orders; anything unusual falls through to the full parser
-        try:
-            items = [int(t) for t in body.split(",")]
-        except ValueError:
-            items = None
-        if (
-            items
-            and min(items) >= 1
-            and (m is None or max(items) <= m)
-            and len(set(items)) == len(items)
-            and body.replace(",", "").replace(" ", "").isdigit()
-            and body.isascii()
-        ):
-            return [a - 1 for a in items], list(range(len(items)))
+    fast = _parse_strict_order(body, m)
+    if fast is not None:
+        return fast
     out_items: list[int] = []
     out_pos: list[int] = []
     n_buckets = 0
@@ -148,41 +136,16 @@ def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:  # no
     if not body.strip():
         raise _Bad("the order is empty")
     while True:
-        while pos < n and body[pos] in " \t":
-            pos += 1
-        if pos < n and body[pos] == "{":
-            end = body.find("}", pos + 1)
-            if end < 0:
-                raise _Bad("a '{' is never closed (truncated line?)")
-            inner = body[pos + 1 : end]
-            if "{" in inner:
-                raise _Bad("nested '{'")
-            tokens = inner.split(",")
-            if not inner.strip():
-                raise _Bad("empty tie group '{}'")
-            pos = end + 1
-        else:
-            end = body.find(",", pos)
-            end = n if end < 0 else end
-            tokens = [body[pos:end]]
-            if "}" in tokens[0]:
-                raise _Bad("a '}' without a matching '{'")
-            pos = end
+        tokens, pos = _next_bucket(body, _skip_blanks(body, pos))
         for tok in tokens:
-            if not tok.strip():
-                raise _Bad("empty entry in the order (truncated line?)")
-            a = _parse_int(tok, "alternative")
-            if a < 1 or (m is not None and a > m):
-                hi = f"1..{m}" if m is not None else ">= 1"
-                raise _Bad(f"alternative {a} is out of range {hi}")
+            a = _parse_alternative(tok, m)
             if a in seen:
                 raise _Bad(f"alternative {a} appears more than once")
             seen.add(a)
             out_items.append(a - 1)
             out_pos.append(n_buckets)
         n_buckets += 1
-        while pos < n and body[pos] in " \t":
-            pos += 1
+        pos = _skip_blanks(body, pos)
         if pos >= n:
             return out_items, out_pos
         if body[pos] != ",":
@@ -190,6 +153,65 @@ def _parse_order(body: str, m: int | None) -> tuple[list[int], list[int]]:  # no
         pos += 1
         if pos >= n or not body[pos:].strip():
             raise _Bad("the order ends with ',' (truncated line?)")
+
+
+def _parse_strict_order(body: str, m: int | None) -> tuple[list[int], list[int]] | None:
+    """Fast path for a plain strict order ``a,b,c`` of valid distinct alternatives; None for
+    anything unusual (ties, blanks, errors), which the full scanner then reads."""
+    if "{" in body or "}" in body:
+        return None
+    try:
+        items = [int(t) for t in body.split(",")]
+    except ValueError:
+        return None
+    if (
+        items
+        and min(items) >= 1
+        and (m is None or max(items) <= m)
+        and len(set(items)) == len(items)
+        and body.replace(",", "").replace(" ", "").isdigit()
+        and body.isascii()
+    ):
+        return [a - 1 for a in items], list(range(len(items)))
+    return None
+
+
+def _skip_blanks(body: str, pos: int) -> int:
+    while pos < len(body) and body[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _next_bucket(body: str, pos: int) -> tuple[list[str], int]:
+    """The tokens of the bucket starting at ``pos`` (a ``{...}`` tie group or one entry) and
+    the position after it."""
+    if pos < len(body) and body[pos] == "{":
+        end = body.find("}", pos + 1)
+        if end < 0:
+            raise _Bad("a '{' is never closed (truncated line?)")
+        inner = body[pos + 1 : end]
+        if "{" in inner:
+            raise _Bad("nested '{'")
+        if not inner.strip():
+            raise _Bad("empty tie group '{}'")
+        return inner.split(","), end + 1
+    end = body.find(",", pos)
+    end = len(body) if end < 0 else end
+    token = body[pos:end]
+    if "}" in token:
+        raise _Bad("a '}' without a matching '{'")
+    return [token], end
+
+
+def _parse_alternative(tok: str, m: int | None) -> int:
+    """One 1-based alternative, in ``1..m``."""
+    if not tok.strip():
+        raise _Bad("empty entry in the order (truncated line?)")
+    a = _parse_int(tok, "alternative")
+    if a < 1 or (m is not None and a > m):
+        hi = f"1..{m}" if m is not None else ">= 1"
+        raise _Bad(f"alternative {a} is out of range {hi}")
+    return a
 
 
 def _check_type(order: tuple[list[int], list[int]], data_type: str | None, m: int) -> None:

@@ -125,7 +125,41 @@ def _borda_of_complete(ranks, w, scores):  # pragma: no cover - compiled below
 _nb_borda_of_complete = numba.njit(_borda_of_complete, cache=True, nogil=True)
 
 
-def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: C901 - compiled copy of one algorithm (Cheng's EM)  # pragma: no cover
+def _all_complete(ranks):  # pragma: no cover - compiled below
+    """Whether every row of ``ranks`` ranks every item (no ``-1``)."""
+    for i in range(ranks.shape[0]):
+        for j in range(ranks.shape[1]):
+            if ranks[i, j] < 0:
+                return False
+    return True
+
+
+_nb_all_complete = numba.njit(_all_complete, cache=True, nogil=True)
+
+
+def _same_row(a, b):  # pragma: no cover - compiled below
+    """Whether the vectors ``a`` and ``b`` are equal."""
+    for j in range(a.shape[0]):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
+_nb_same_row = numba.njit(_same_row, cache=True, nogil=True)
+
+
+def _first_visit(hist, n, row):  # pragma: no cover - compiled below
+    """The first ``h < n`` with ``hist[h] == row``, or -1."""
+    for h in range(n):
+        if _nb_same_row(hist[h], row):
+            return h
+    return -1
+
+
+_nb_first_visit = numba.njit(_first_visit, cache=True, nogil=True)
+
+
+def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # pragma: no cover
     """Approximate-EM Mallows centre of one query's neighbour rankings (Cheng et al., Alg. 1).
 
     A compiled copy of :func:`rankclust.models.mallows._approximate_em` with
@@ -151,12 +185,7 @@ def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: 
     wsum = 0.0
     for i in range(k):
         wsum += w[i]
-    complete = True
-    for i in range(k):
-        for j in range(m):
-            if ranks[i, j] < 0:
-                complete = False
-    if complete:
+    if _nb_all_complete(ranks):
         _nb_borda_of_complete(ranks, w, scores)
         _nb_positions_from_scores(scores, 1e-12 * m * wsum, center)
         if not need_dist:
@@ -172,34 +201,20 @@ def _em_one(ranks, w, init_scores, max_iter, need_dist, work, center):  # noqa: 
         it += 1
         _nb_borda_of_complete(ext, w, scores)
         _nb_positions_from_scores(scores, 1e-12 * m * wsum, new)
-        same = True
-        for j in range(m):
-            if new[j] != center[j]:
-                same = False
-                break
-        if same:
+        if _nb_same_row(new, center):
             conv = True
             break
-        start = -1
-        for h in range(it):
-            eq = True
-            for j in range(m):
-                if hist[h, j] != new[j]:
-                    eq = False
-                    break
-            if eq:
-                start = h
-                break
+        start = _nb_first_visit(hist, it, new)
         if start >= 0:
+            # a cycle of centres: keep its centre with the smallest objective (the first
+            # visited on ties)
             best = start
             for h in range(start + 1, it):
                 if hobj[h] < hobj[best]:
                     best = h
-            for j in range(m):
-                center[j] = hist[best, j]
+            center[:] = hist[best]
             break
-        for j in range(m):
-            center[j] = new[j]
+        center[:] = new
     if not need_dist:
         return np.nan, it, conv
     closest_extension(ranks, center, ext)
@@ -708,7 +723,97 @@ def _cholesky_solve(L, b, out):  # pragma: no cover - compiled below
 _nb_cholesky_solve = numba.njit(_cholesky_solve, cache=True, nogil=True)
 
 
-def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - compiled Newton solver with line search  # pragma: no cover
+def _pl_statistics(rows, idx, w, k, alpha, wins, denom, c):  # pragma: no cover - compiled below
+    """Sufficient statistics of one query's neighbourhood for :func:`_pl_map_one`.
+
+    OUT: ``c`` (k,) the neighbour weights times the row weights; ``wins`` (m,) the weighted
+    number of stages each label wins; ``denom`` (m,) ``alpha`` plus the MM denominator at
+    equal worths (``sum c_i sum_{j <= t} 1 / (l_i - j)`` over the stages ``j`` a label at
+    position ``t`` takes part in).
+    """
+    orders, lengths, row_w = rows
+    for a in range(wins.shape[0]):
+        wins[a] = 0.0
+        denom[a] = alpha
+    for i in range(k):
+        r = idx[i]
+        ci = w[i] * row_w[r]
+        c[i] = ci
+        ln = lengths[r]
+        if ci == 0.0 or ln < 2:
+            continue
+        acc = 0.0
+        for t in range(ln):
+            if t <= ln - 2:
+                wins[orders[r, t]] += ci
+                acc += 1.0 / (ln - t)
+            denom[orders[r, t]] += ci * acc
+
+
+_nb_pl_statistics = numba.njit(_pl_statistics, cache=True, nogil=True)
+
+
+def _step_sizes(grad, step):  # pragma: no cover - compiled below
+    """``(slope, big, move)`` of a Newton step: the squared Newton decrement
+    ``grad . step``, the largest ``|step_a|`` and the largest move of a centred log-worth
+    ``|step_a - mean(step)|``."""
+    m = step.shape[0]
+    slope = 0.0
+    big = 0.0
+    mean = 0.0
+    for a in range(m):
+        slope += grad[a] * step[a]
+        big = max(big, abs(step[a]))
+        mean += step[a]
+    mean /= m
+    move = 0.0
+    for a in range(m):
+        move = max(move, abs(step[a] - mean))
+    return slope, big, move
+
+
+# inlined into the Newton loop (numba IR inlining): called once per step, a plain call cost
+# a few per cent of a prediction (benchmarks/RESULTS_kernel_splits.md)
+_nb_step_sizes = numba.njit(_step_sizes, cache=True, nogil=True, inline="always")
+
+
+def _smallest_gap(theta):  # pragma: no cover - compiled below
+    """The smallest ``|theta_a - theta_b|`` over pairs ``a != b`` (inf for one label)."""
+    gap = np.inf
+    for a in range(theta.shape[0]):
+        for b in range(a):
+            gap = min(gap, abs(theta[a] - theta[b]))
+    return gap
+
+
+_nb_smallest_gap = numba.njit(_smallest_gap, cache=True, nogil=True, inline="always")
+
+
+def _pl_line_search(rows, query, theta, step, trial, v, f, slope, big):  # pragma: no cover
+    """Armijo backtracking along a Newton ``step`` from ``theta`` (objective ``f``).
+
+    Starts at ``t = 1`` (or where no log-worth moves by more than 20) and halves ``t`` until
+    the objective at ``trial = theta + t step`` gains ``1e-4 t slope`` or ``t <= 1e-12``.
+    Returns ``(t, f_new)``, the objective at the last ``trial`` (-inf if none was tried);
+    ``v`` holds ``exp(trial)`` of the last call.
+    """
+    m = theta.shape[0]
+    t = 1.0 if big <= 20.0 else 20.0 / big
+    f_new = -np.inf
+    while t > 1e-12:
+        for a in range(m):
+            trial[a] = theta[a] + t * step[a]
+        f_new = _nb_pl_objective(rows, query, trial, v)
+        if f_new >= f + 1e-4 * t * slope:
+            break
+        t *= 0.5
+    return t, f_new
+
+
+_nb_pl_line_search = numba.njit(_pl_line_search, cache=True, nogil=True, inline="always")
+
+
+def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # pragma: no cover
     """MAP log-worths of one query's neighbour rankings by damped Newton's method.
 
     IN: ``rows`` (:class:`PLRows`): ``orders`` (n, m) orderings of the training rankings
@@ -739,7 +844,6 @@ def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - 
     The optimum is the fixed point of Hunter's MM update with the Gamma prior
     (:func:`rankclust.models.plackett_luce.fit_scores`).
     """
-    orders, lengths, row_w = rows
     alpha, max_iter, tol, order_only = fit
     m = theta.shape[0]
     wins = work[0:m]
@@ -750,22 +854,7 @@ def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - 
     denom = work[5 * m : 6 * m]
     c = work[6 * m : 6 * m + k]
     suffix = work[6 * m + k : 6 * m + k + 2 * m]
-    for a in range(m):
-        wins[a] = 0.0
-        denom[a] = alpha
-    for i in range(k):
-        r = idx[i]
-        ci = w[i] * row_w[r]
-        c[i] = ci
-        ln = lengths[r]
-        if ci == 0.0 or ln < 2:
-            continue
-        acc = 0.0
-        for t in range(ln):
-            if t <= ln - 2:
-                wins[orders[r, t]] += ci
-                acc += 1.0 / (ln - t)
-            denom[orders[r, t]] += ci * acc
+    _nb_pl_statistics(rows, idx, w, k, alpha, wins, denom, c)
     if not warm:
         # one MM step from equal worths (v = 1): v_a = (alpha + W_a) / (alpha + D_a(1))
         for a in range(m):
@@ -787,17 +876,7 @@ def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - 
         if refresh and not _nb_cholesky_factor(hess):
             break
         _nb_cholesky_solve(hess, grad, step)
-        slope = 0.0  # the squared Newton decrement
-        big = 0.0
-        mean = 0.0
-        for a in range(m):
-            slope += grad[a] * step[a]
-            big = max(big, abs(step[a]))
-            mean += step[a]
-        mean /= m
-        move = 0.0
-        for a in range(m):
-            move = max(move, abs(step[a] - mean))
+        slope, big, move = _nb_step_sizes(grad, step)
         if move <= tol or (slope <= 0.25 and big <= 0.5):
             # close to the optimum (a small Newton decrement and step): the full step is an
             # ascent step of a concave function, no line search (saves its logarithms)
@@ -808,14 +887,9 @@ def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - 
             if move <= tol:
                 converged = True
                 break
-            if order_only:
-                gap = np.inf
-                for a in range(m):
-                    for b in range(a):
-                        gap = min(gap, abs(theta[a] - theta[b]))
-                if 4.0 * move < gap:
-                    converged = True
-                    break
+            if order_only and 4.0 * move < _nb_smallest_gap(theta):
+                converged = True
+                break
             reuse = big <= 0.25 * last  # keep the factor while the steps shrink fast
             last = big
             continue
@@ -823,15 +897,7 @@ def _pl_map_one(rows, idx, w, k, fit, warm, theta, work, hess):  # noqa: C901 - 
         last = np.inf
         if not f == f:
             f = _nb_pl_objective(rows, query, theta, v)
-        t = 1.0 if big <= 20.0 else 20.0 / big
-        f_new = -np.inf
-        while t > 1e-12:
-            for a in range(m):
-                trial[a] = theta[a] + t * step[a]
-            f_new = _nb_pl_objective(rows, query, trial, v)
-            if f_new >= f + 1e-4 * t * slope:
-                break
-            t *= 0.5
+        t, f_new = _nb_pl_line_search(rows, query, theta, step, trial, v, f, slope, big)
         if not f_new >= f + 1e-4 * t * slope:
             # no ascent left in the Newton direction (rounding, or a failure)
             break

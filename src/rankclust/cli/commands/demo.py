@@ -46,22 +46,27 @@ def _demo_ballots(random_state: int) -> tuple[Any, str, np.ndarray]:
 def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     """Ranking models, clustering with model selection, label ranking and supervised
     clustering, each on shipped or synthetic data; figures to ``--plots``."""
-    from rankclust.cli.report import (
-        cluster_summary,
-        format_table,
-        model_summary,
-        selection_summary,
-    )
-    from rankclust.datasets import load_label_ranking as load_lr
-    from rankclust.models import Mallows, PlackettLuce
-    from rankclust.rankings import Rankings
-
     start = time.perf_counter()
     args.plots = args.plots or "demo_output"
     out = Outputs(args, console)
     rs = args.random_state if args.random_state is not None else 0
+    X, Y = _demo_models(console, out)
+    _demo_clustering(console, out, rs)
+    train, test = _demo_label_ranking(console, X, Y, rs)
+    _demo_supervised(console, out, X, Y, train, test, rs)
+    console.print(f"figures written to {out.plots_dir}/ ({len(out.written)} files); "
+                  f"demo took {time.perf_counter() - start:.1f} s")  # fmt: skip
+    return EXIT_OK
 
-    # 1. one ranking model on shipped rankings ----------------------------------------------
+
+def _demo_models(console: Console, out: Outputs) -> tuple[np.ndarray, Any]:
+    """Section 1: one ranking model on shipped rankings; returns the label-ranking set
+    ``(X, Y)`` (labels named ``label 1``, ...) that sections 3 and 4 use."""
+    from rankclust.cli.report import model_summary
+    from rankclust.datasets import load_label_ranking as load_lr
+    from rankclust.models import Mallows, PlackettLuce
+    from rankclust.rankings import Rankings
+
     X, Y = load_lr(_DEMO_LABEL_SET)
     labels = [f"label {j + 1}" for j in range(Y.n_items)]
     Y = Rankings(Y.ranks, kind=Y.kind, items=labels)
@@ -75,7 +80,7 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
         console.print(model_summary(model, labels))
         fitted.append((name, model))
     console.print()
-    from rankclust.plotting import plot_bic, plot_central_rankings, plot_pairwise_matrix
+    from rankclust.plotting import plot_central_rankings, plot_pairwise_matrix
 
     centers = np.array([getattr(m, "center_", getattr(m, "ranking_", None)) for _, m in fitted])
     out.figure("1_models_central_rankings.png", lambda: plot_central_rankings(
@@ -83,8 +88,14 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
         title=f"Central rankings of {_DEMO_LABEL_SET!r}", order="given"))  # fmt: skip
     out.figure("1_pairwise_preferences.png", lambda: plot_pairwise_matrix(
         Y.pairwise_counts(), labels, title=f"Pairwise preferences in {_DEMO_LABEL_SET!r}"))  # fmt: skip
+    return X, Y
 
-    # 2. cluster ballots with model selection -----------------------------------------------
+
+def _demo_clustering(console: Console, out: Outputs, rs: int) -> None:
+    """Section 2: cluster synthetic ballots with model selection."""
+    from rankclust.cli.report import cluster_summary, selection_summary
+    from rankclust.plotting import plot_bic
+
     R, source, truth = _demo_ballots(rs)
     console.print(f"== 2. Clustering ballots: {source} ==")
     method, cls = resolve_method("cluster", _DEMO_CLUSTERER)
@@ -109,7 +120,13 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     cluster_figures(out, best, R, prefix="2_")
     console.print()
 
-    # 3. label ranking ---------------------------------------------------------------------
+
+def _demo_label_ranking(
+    console: Console, X: np.ndarray, Y: Any, rs: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Section 3: label rankers scored on a 30% hold-out; returns the (train, test) rows."""
+    from rankclust.cli.report import format_table
+
     console.print(f"== 3. Label ranking on {_DEMO_LABEL_SET!r}: {X.shape[0]} rows, "
                   f"{X.shape[1]} features, {Y.n_items} labels ==")  # fmt: skip
     from sklearn.model_selection import train_test_split
@@ -130,8 +147,21 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
     if others:
         console.print(f"(also: rankclust labelrank FILE --method {'|'.join(others)})")
     console.print()
+    return train, test
 
-    # 4. supervised clustering ---------------------------------------------------------------
+
+def _demo_supervised(
+    console: Console,
+    out: Outputs,
+    X: np.ndarray,
+    Y: Any,
+    train: np.ndarray,
+    test: np.ndarray,
+    rs: int,
+) -> None:
+    """Section 4: supervised clustering, scored on the hold-out of section 3."""
+    from rankclust.cli.report import cluster_summary
+
     console.print(f"== 4. Supervised clustering of {_DEMO_LABEL_SET!r} ==")
     method, cls = resolve_method("supervise", _DEMO_SUPERVISED)
     with console.task(f"fitting {cls.__name__} with K=3"):
@@ -149,6 +179,3 @@ def cmd_demo(args: argparse.Namespace, console: Console) -> int:
         X, est.labels_, title=f"{cls.__name__} clusters of {_DEMO_LABEL_SET!r}"))  # fmt: skip
     cluster_figures(out, est, Y, prefix="4_")
     console.print()
-    console.print(f"figures written to {out.plots_dir}/ ({len(out.written)} files); "
-                  f"demo took {time.perf_counter() - start:.1f} s")  # fmt: skip
-    return EXIT_OK

@@ -109,38 +109,17 @@ def select_k_table(
 
 def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     """Fit one model per K, print the criteria table and the best model."""
-    from rankclust.cli.report import cluster_summary, result_dict, selection_summary
+    from rankclust.cli.report import selection_summary
 
     method, cls = resolve_method("cluster", args.method)
     parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
     extra = parse_set(args.set)
-    if not has_criteria(cls):
-        # an objective that only decreases with K chooses no K, so there is no model to keep
-        for option, given in (("--save", args.save), ("--criterion", args.criterion)):
-            if given is not None:
-                raise CLIError(
-                    f"{option}: --method {method.name} has no information criterion, so "
-                    "select-k chooses no K and keeps no model; read the elbow of the "
-                    "objective, then fit that K with 'rankclust cluster -k K"
-                    + (" --save FILE'" if option == "--save" else "'")
-                )
+    _check_options(args, method, cls)
 
     def make(k: int) -> Any:
         return make_estimator(cls, n_clusters=k, random_state=args.random_state,
                               n_init=args.n_init, extra=extra, fixed=method.params)  # fmt: skip
 
-    lrt_b = getattr(args, "lrt", None)
-    if lrt_b is not None and not _is_mixture(cls):
-        raise CLIError(
-            f"--lrt: the likelihood-ratio test needs a mixture (--method mixture or "
-            f"pl-mixture), not --method {method.name}"
-        )
-    if getattr(args, "n_jobs", None) is not None and lrt_b is None and args.ci is None:
-        raise CLIError(
-            "--n-jobs: only the bootstrap replicates of --ci and --lrt run in parallel; "
-            "add --ci B or --lrt B"
-        )
-    check_interval_options(args, cls)
     make(1)  # bad --n-init and --set values fail here, before the file is read
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
@@ -155,6 +134,78 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         rows, title=f"Model selection: {cls.__name__} ({method.name})",
         choose_by=(criterion,) if criterion else (),
     ))  # fmt: skip
+    best_k = _report_best_k(args, cls, R, rows, models, res, criterion, wanted, console)
+    intervals, boot = (None, None)
+    if best_k is not None:  # --ci: the intervals of the chosen model
+        intervals, boot = report_intervals(args, models[best_k], R, console)
+    lrt_b = getattr(args, "lrt", None)
+    lrt_rows = _lrt_rows(make, R, ks, models, lrt_b, args, console) if lrt_b else None
+    out = Outputs(args, console)
+    if out.want_plots():
+        from rankclust.plotting import plot_bic
+
+        crits = None if criterion is not None else ["objective"]
+        out.figure(
+            "model_selection.png", lambda: plot_bic(rows, criteria=crits, mark_best=crits is None)
+        )
+        if best_k is not None:
+            cluster_figures(out, models[best_k], R)
+            interval_figures(out, models[best_k], R, boot, level=args.ci_level)
+    extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
+                                  "method": method.name, "selection": rows,
+                                  "best_k": best_k, "criterion": criterion}  # fmt: skip
+    if res is not None:
+        extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
+    if lrt_rows is not None:
+        extra_json["lrt"] = lrt_rows
+    if intervals is not None:
+        extra_json["intervals"] = intervals
+    _write_outputs(out, models[best_k] if best_k is not None else None, R, extra_json)
+    return EXIT_OK
+
+
+def _check_options(args: argparse.Namespace, method: Any, cls: type) -> None:
+    """Refuse option combinations that cannot work with ``--method``, before the file is
+    read."""
+    if not has_criteria(cls):
+        # an objective that only decreases with K chooses no K, so there is no model to keep
+        for option, given in (("--save", args.save), ("--criterion", args.criterion)):
+            if given is not None:
+                raise CLIError(
+                    f"{option}: --method {method.name} has no information criterion, so "
+                    "select-k chooses no K and keeps no model; read the elbow of the "
+                    "objective, then fit that K with 'rankclust cluster -k K"
+                    + (" --save FILE'" if option == "--save" else "'")
+                )
+    lrt_b = getattr(args, "lrt", None)
+    if lrt_b is not None and not _is_mixture(cls):
+        raise CLIError(
+            f"--lrt: the likelihood-ratio test needs a mixture (--method mixture or "
+            f"pl-mixture), not --method {method.name}"
+        )
+    if getattr(args, "n_jobs", None) is not None and lrt_b is None and args.ci is None:
+        raise CLIError(
+            "--n-jobs: only the bootstrap replicates of --ci and --lrt run in parallel; "
+            "add --ci B or --lrt B"
+        )
+    check_interval_options(args, cls)
+
+
+def _report_best_k(
+    args: argparse.Namespace,
+    cls: type,
+    R: Any,
+    rows: list[dict[str, Any]],
+    models: dict[int, Any],
+    res: Any,
+    criterion: str | None,
+    wanted: str,
+    console: Console,
+) -> int | None:
+    """The chosen K (None for a method without criteria), its model printed, or a note
+    saying why no K is chosen."""
+    from rankclust.cli.report import cluster_summary
+
     best_k = None
     if res is not None:
         best_k = res.best_k
@@ -174,38 +225,20 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
             "and cannot choose K by itself - look for the elbow"
             + (" in model_selection.png)" if args.plots else ", e.g. with --plots DIR)")
         )
-    intervals, boot = (None, None)
-    if best_k is not None:  # --ci: the intervals of the chosen model
-        intervals, boot = report_intervals(args, models[best_k], R, console)
-    lrt_rows = _lrt_rows(make, R, ks, models, lrt_b, args, console) if lrt_b else None
-    out = Outputs(args, console)
-    if out.want_plots():
-        from rankclust.plotting import plot_bic
+    return best_k
 
-        crits = None if criterion is not None else ["objective"]
-        out.figure(
-            "model_selection.png", lambda: plot_bic(rows, criteria=crits, mark_best=crits is None)
-        )
-        if best_k is not None:
-            cluster_figures(out, models[best_k], R)
-            interval_figures(out, models[best_k], R, boot, level=args.ci_level)
-    best = models[best_k] if best_k is not None else None
-    extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
-                                  "method": method.name, "selection": rows,
-                                  "best_k": best_k, "criterion": criterion}  # fmt: skip
-    if res is not None:
-        extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
-    if lrt_rows is not None:
-        extra_json["lrt"] = lrt_rows
-    if intervals is not None:
-        extra_json["intervals"] = intervals
+
+def _write_outputs(out: Outputs, best: Any, R: Any, extra_json: dict[str, Any]) -> None:
+    """``--json`` (the chosen model's result, or the selection alone), ``--save`` and the
+    list of written files."""
+    from rankclust.cli.report import result_dict
+
     if best is not None:
         out.json(result_dict(best, R=R, extra=extra_json))
         out.save(best)
     else:
         out.json(extra_json)
     out.report()
-    return EXIT_OK
 
 
 def _is_mixture(cls: type) -> bool:
