@@ -466,6 +466,7 @@ def fit_davidson_luce(
     alpha: float = 0.0,
     max_iter: int = 1000,
     tol: float = 1e-10,
+    start: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Maximum-likelihood (or MAP) worths and tie strengths of the Davidson-Luce model.
 
@@ -475,6 +476,11 @@ def fit_davidson_luce(
     observed bucket; an order in that range that no stage shows has MLE ``delta_d = 0`` (kept
     at 0, not fitted). L-BFGS on the analytic gradient (the objective is concave), then Newton
     steps with the central-difference Hessian until no parameter moves by more than ``tol``.
+
+    ``start = (scores, tie_strengths)`` starts the search there instead of at ``z = 0``,
+    ``delta = 1`` (the M-step of a mixture warm-starts from the previous iterate, so that
+    the weighted log-likelihood never decreases); a start's tie strengths are used for the
+    observed orders, a non-positive one replaced by 1.
 
     Returns
     -------
@@ -495,6 +501,12 @@ def fit_davidson_luce(
     log_delta[2:][observed] = 0.0
     free = np.concatenate([np.ones(m, dtype=bool), observed])
     x0 = np.zeros(int(free.sum()))
+    if start is not None:
+        x0[:m] = np.asarray(start[0], dtype=np.float64)
+        d0 = np.ones(D - 1)
+        given = np.asarray(start[1], dtype=np.float64).reshape(-1)[: D - 1]
+        d0[: given.size] = np.where(given > 0, given, 1.0)
+        x0[m:] = np.log(d0[observed])
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ld = log_delta.copy()
