@@ -1847,7 +1847,10 @@ class PlackettLuceMixture(_RankingMixture):
                 f"was fitted on ties of at most {ties.shape[1] + 1} items"
             )
         return np.stack(
-            [dl.davidson_luce_loglik(stages, z, d) for z, d in zip(params["scores"], ties)],
+            [
+                dl.davidson_luce_loglik(stages, z, d)
+                for z, d in zip(params["scores"], ties, strict=True)
+            ],
             axis=1,
         )
 
