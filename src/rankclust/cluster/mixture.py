@@ -1577,6 +1577,11 @@ class _PLData:
     tie_stages: Any = None  # Davidson-Luce stages of rankings with ties (else None)
 
 
+#: Box of the log-worths and log tie strengths of a Davidson-Luce component (worth ratios up
+#: to e^60: a component that separates an item has an infinite MLE, see _tied_m_step).
+_DL_BOUND = 30.0
+
+
 def _dl_stages(data: _PLData) -> Any:
     """The Davidson-Luce stages of a block (compiled now for untied rankings scored by a
     mixture fitted with ties)."""
@@ -1856,18 +1861,25 @@ class PlackettLuceMixture(_RankingMixture):
 
     def _tied_m_step(self, blocks: _Blocks, states: list, params: dict) -> dict:
         """Each component's weighted Davidson-Luce fit (its own tie strengths), warm-started
-        at its current parameters, so the weighted log-likelihood never decreases. In
+        at its current parameters, so the weighted log-likelihood never decreases; log-worths
+        and log tie strengths within +-_DL_BOUND (a component's MLE may not exist). In
         memory: one block."""
         data = blocks.parts[0]
         resp = np.maximum(states[0].resp, 1e-300)
         scores = np.empty_like(params["scores"])
         ties = np.empty_like(params["ties"])
         for k in range(scores.shape[0]):
+            z0 = params["scores"][k]
+            if np.abs(z0).max() > _DL_BOUND:  # into the box by a shift (the likelihood's own)
+                z0 = z0 - 0.5 * (z0.max() + z0.min())
+            d0 = params["ties"][k]
+            d0 = np.where(d0 > 0, np.clip(d0, np.exp(-_DL_BOUND), np.exp(_DL_BOUND)), 0.0)
             scores[k], ties[k], _, _ = dl.fit_davidson_luce(
                 data.tie_stages,
                 data.w * resp[:, k],
                 alpha=float(self.alpha),
-                start=(params["scores"][k], params["ties"][k]),
+                start=(z0, d0),
+                bound=_DL_BOUND,
             )
         return {"scores": scores, "ties": ties}
 

@@ -467,6 +467,7 @@ def fit_davidson_luce(
     max_iter: int = 1000,
     tol: float = 1e-10,
     start: tuple[np.ndarray, np.ndarray] | None = None,
+    bound: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Maximum-likelihood (or MAP) worths and tie strengths of the Davidson-Luce model.
 
@@ -480,7 +481,11 @@ def fit_davidson_luce(
     ``start = (scores, tie_strengths)`` starts the search there instead of at ``z = 0``,
     ``delta = 1`` (the M-step of a mixture warm-starts from the previous iterate, so that
     the weighted log-likelihood never decreases); a start's tie strengths are used for the
-    observed orders, a non-positive one replaced by 1.
+    observed orders, a non-positive one replaced by 1. ``bound`` confines the log-worths and
+    log tie strengths to ``[-bound, bound]`` (L-BFGS-B box; the start must lie in it): the
+    maximum then always exists, which a mixture component needs (its weighted data may
+    separate an item, where the unbounded MLE is infinite). The Newton polish runs only
+    from an interior point and keeps its result only inside the box.
 
     Returns
     -------
@@ -528,11 +533,17 @@ def fit_davidson_luce(
         x0,
         jac=True,
         method="L-BFGS-B",
+        bounds=None if bound is None else [(-bound, bound)] * x0.size,
         options={"maxiter": max_iter, "gtol": 1e-8 * max(1.0, float(row_w.sum())), "ftol": 0.0},
     )
     x = res.x
     n_iter = int(res.nit)
     converged = False
+    if bound is not None and np.abs(x).max() > bound * (1 - 1e-6):
+        # at the box: L-BFGS-B's answer is the bounded maximum (no polish across the edge)
+        z, ld = unpack(x)
+        return z - z.mean(), np.exp(ld[2:]), n_iter, bool(res.success)
+    x_lbfgs = x
     # Newton polish from the L-BFGS answer, near the optimum. The Hessian (2 gradients per
     # parameter) is kept while full steps are accepted (the chord method: linear convergence
     # at a tiny rate there) and recomputed after a damped step.
@@ -562,6 +573,8 @@ def fit_davidson_luce(
         if np.abs(step * dx).max() <= max(tol, 1e-12):
             converged = True
             break
+    if bound is not None and not np.abs(x).max() <= bound:
+        x, converged = x_lbfgs, bool(res.success)  # the polish left the box
     z, ld = unpack(x)
     if not (np.isfinite(z).all() and np.isfinite(ld[2:][observed]).all()):
         raise ValueError("the Davidson-Luce estimate does not exist for these data")
