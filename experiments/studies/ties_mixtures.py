@@ -111,7 +111,7 @@ def main() -> None:
         f"{platform_line()}, one BLAS thread\n\n"
         "## Partial-label-ranking targets clustered as rankings\n\n"
         f"`select_k(..., ks={KS})` by BIC, `random_state=0`, default restarts "
-        f"(`n_init=\"auto\"`), sets with at most {MAX_LABELS} labels.\n\n"
+        f'(`n_init="auto"`), sets with at most {MAX_LABELS} labels.\n\n'
         + "\n".join(md_table(header, rows))
         + "\n\nThe log-likelihoods of the two models are not comparable (see the script's "
         "notes). Times are wall times of the whole selection (three K, restarts included) on "

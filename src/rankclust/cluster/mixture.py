@@ -806,8 +806,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         Parameters
         ----------
         R : Rankings, array-like of shape (n, m), or a Dask collection
-            Rankings without ties; array input is read as 1-based ranks with 0/NaN for
-            missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
+            Rankings, with or without ties (ties: in memory, not on Dask); array input is
+            read as 1-based ranks with 0/NaN for missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
             ``dask.array`` (1-based ranks), a ``dask.bag`` of orderings or a
             :class:`~rankclust.dask.ChunkedRankings` is fitted on Dask (as is any input
             with ``backend="dask"``).
@@ -1230,7 +1230,12 @@ class MallowsMixture(_RankingMixture):
       :func:`rankclust.models.mallows.mallows_loglik` computes exactly, at exponential cost),
       and it equals the exact model for complete rankings.
 
-    The lengths are conditioned on (not modelled). Ties are not supported.
+    The lengths are conditioned on (not modelled). **Ties**: a tied bucket is an order that
+    was not recorded, so a tied ranking has the total probability of its linear extensions,
+    ``exp(-theta_k D) prod_B psi_|B|(theta_k) / psi_n(theta_k)`` (``D`` the discordant pairs
+    in different buckets; the unlisted items of a top-t list are one more bucket; ``n = m``
+    for top-t lists, the listed items for subsets); the centre step uses the strict pairwise
+    counts and theta the tied score equation (see "Ties" in ``docs/mixtures.md``).
 
     Parameters
     ----------
@@ -1608,7 +1613,9 @@ class PlackettLuceMixture(_RankingMixture):
     ``kind="subset"`` the PL marginal of the observed items (PL is internally consistent), see
     :mod:`rankclust.models.plackett_luce`. This is the mixture of PLMIX (Mollica & Tardella
     2017), fitted here by maximum likelihood (or MAP with ``alpha > 0``) rather than by
-    Bayesian MCMC.
+    Bayesian MCMC. **Ties**: on data with a tie every component is a Davidson-Luce model
+    (:mod:`rankclust.models._davidson_luce`) with its own tie strengths, fitted per component
+    by the weighted Davidson-Luce fit (see "Ties" in ``docs/mixtures.md``).
 
     Parameters
     ----------
@@ -1662,11 +1669,16 @@ class PlackettLuceMixture(_RankingMixture):
         ``exp(scores_)``.
     centers_ : Rankings, shape (K, n_items_)
         The modal ranking of each component (items by decreasing worth).
+    tie_strengths_ : ndarray of float64, shape (K, D - 1)
+        Davidson-Luce tie strengths ``delta_2..delta_D`` of each component (``D`` the
+        largest tie in the data; 0 for an order the data never show); shape (K, 0) when
+        fitted on untied data.
     weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
     n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_, n_init_,
     n_init_agreeing_, restart_gap_, restart_log_likelihoods_, log_likelihood_history_,
     n_items_, kind_, items_
-        As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1)``.
+        As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1 + T)`` with ``T`` the
+        number of tie orders the data show (0 without ties).
 
     See Also
     --------
