@@ -243,14 +243,14 @@ def _dani(P: np.ndarray) -> np.ndarray:
     return D.sum(axis=1) / max(m - 1, 1)
 
 
-def _place(P, items, n, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # pragma: no cover
-    """Put ``items[:n]`` (the pivot skipped) left of, into or right of the pivot bucket.
+def _place(P, items, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # pragma: no cover
+    """Put ``items`` (the pivot skipped) left of, into or right of the pivot bucket.
 
     The bucket ``centre[:nc]`` grows as items join it. Returns ``(nc, nl, nr)``.
     """
     nl = 0
     nr = 0
-    for k in range(n):
+    for k in range(items.shape[0]):
         it = items[k]
         if it == piv:
             continue
@@ -312,15 +312,13 @@ def _bpa(P, priority, beta, multi_pivot, two_stage, out):  # pragma: no cover - 
                 piv = buf[k]
         centre[0] = piv
         # stage 1: every item of the segment against the (growing) pivot bucket
-        nc, nl, nr = _nb_place(
-            P, buf[lo:hi], hi - lo, piv, centre, 1, multi_pivot, lo_t, hi_t, left, right
-        )
+        nc, nl, nr = _nb_place(P, buf[lo:hi], piv, centre, 1, multi_pivot, lo_t, hi_t, left, right)
         if two_stage and multi_pivot:
             # stage 2: re-insert the left then the right items against the final bucket
             rest[:nl] = left[:nl]
             rest[nl : nl + nr] = right[:nr]
             nc, nl, nr = _nb_place(
-                P, rest, nl + nr, piv, centre, nc, True, lo_t, hi_t, left, right
+                P, rest[: nl + nr], piv, centre, nc, True, lo_t, hi_t, left, right
             )
         buf[lo : lo + nl] = left[:nl]
         buf[lo + nl : lo + nl + nc] = centre[:nc]
