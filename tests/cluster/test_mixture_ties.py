@@ -252,3 +252,21 @@ def test_pl_mixture_fitted_with_ties_scores_untied_rankings_by_davidson_luce():
         )
     )
     assert mix.score_samples(Rankings([row], kind="subset"))[0] == pytest.approx(want)
+
+
+def test_dask_backend_refuses_ties_saying_they_fit_in_memory():
+    pytest.importorskip("dask")
+    R, _ = tied_two_clusters(40, 4, seed=10)
+    with pytest.raises(ValueError, match=r"has tied items.*in memory only"):
+        MallowsMixture(2, backend="dask", random_state=0).fit(R)
+
+
+@pytest.mark.parametrize("cls", [MallowsMixture, PlackettLuceMixture])
+def test_a_saved_mixture_fitted_with_ties_predicts_the_same(tmp_path, cls):
+    from rankclust.persistence import load, save
+
+    R, _ = tied_two_clusters(100, 4, seed=11)
+    mix = cls(2, n_init=1, random_state=0).fit(R)
+    save(mix, tmp_path / "mix.zip")
+    back = load(tmp_path / "mix.zip")
+    np.testing.assert_array_equal(back.score_samples(R), mix.score_samples(R))

@@ -344,6 +344,11 @@ def _block_pair_counts(data: Any) -> np.ndarray:
 
 
 def _check_chunk(R: Rankings, kinds: tuple) -> Rankings:
+    if isinstance(R, Rankings) and R.has_ties.any():
+        raise ValueError(
+            f"R: row {int(np.flatnonzero(R.has_ties)[0])} of a chunk has tied items; the "
+            'mixtures fit rankings with ties in memory only (backend="numpy")'
+        )
     return check_rankings(R, allow_ties=False, kinds=kinds, name="R")
 
 
