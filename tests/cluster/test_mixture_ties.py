@@ -35,6 +35,12 @@ def tied_two_clusters(n: int = 300, m: int = 6, seed: int = 0, kind: str = "subs
     ranks = coarsen(R, rng)
     if kind == "top":  # keep the first two buckets
         ranks = np.where(ranks <= 1, ranks, -1)
+    if kind == "partial":  # subset rankings: drop up to two items per row, buckets made dense
+        for r in ranks:
+            r[rng.choice(m, size=rng.integers(0, 3), replace=False)] = -1
+            present = r >= 0
+            r[present] = np.unique(r[present], return_inverse=True)[1]
+        kind = "subset"
     return Rankings(ranks, kind=kind), np.asarray(y)
 
 
@@ -140,9 +146,10 @@ def test_one_component_pl_mixture_is_the_davidson_luce_fit(kind):
 
 
 # ------------------------------------------------------------------ likelihood by brute force
-@pytest.mark.parametrize("kind", ["subset", "top"])
+@pytest.mark.parametrize("kind", ["subset", "top", "partial"])
 def test_mallows_mixture_likelihood_is_the_brute_force_sum(kind):
     R, _ = tied_two_clusters(120, 5, seed=3, kind=kind)
+    kind = R.kind
     mix = MallowsMixture(2, n_init=2, random_state=0).fit(R)
     Rs = R[np.arange(40)]
     centers = mix.center_positions_
@@ -158,9 +165,10 @@ def test_mallows_mixture_likelihood_is_the_brute_force_sum(kind):
     np.testing.assert_allclose(mix.score_samples(Rs), want, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("kind", ["subset", "top"])
+@pytest.mark.parametrize("kind", ["subset", "top", "partial"])
 def test_pl_mixture_likelihood_is_the_brute_force_sum(kind):
     R, _ = tied_two_clusters(120, 5, seed=4, kind=kind)
+    kind = R.kind
     mix = PlackettLuceMixture(2, n_init=2, random_state=0).fit(R)
     Rs = R[np.arange(40)]
     want = [
