@@ -1590,6 +1590,9 @@ class _PLData:
 #: Box of the log-worths and log tie strengths of a Davidson-Luce component (worth ratios up
 #: to e^60: a component that separates an item has an infinite MLE, see _tied_m_step).
 _DL_BOUND = 30.0
+#: Newton polish of each Davidson-Luce M-step (EM needs only an increase; L-BFGS-B from the
+#: warm start gives it, and the next M-steps refine)
+_DL_POLISH = False
 
 
 def _dl_stages(data: _PLData) -> Any:
@@ -1897,6 +1900,7 @@ class PlackettLuceMixture(_RankingMixture):
                 alpha=float(self.alpha),
                 start=(z0, d0),
                 bound=_DL_BOUND,
+                polish=_DL_POLISH,
             )
         return {"scores": scores, "ties": ties}
 

@@ -468,6 +468,7 @@ def fit_davidson_luce(
     tol: float = 1e-10,
     start: tuple[np.ndarray, np.ndarray] | None = None,
     bound: float | None = None,
+    polish: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Maximum-likelihood (or MAP) worths and tie strengths of the Davidson-Luce model.
 
@@ -485,7 +486,8 @@ def fit_davidson_luce(
     log tie strengths to ``[-bound, bound]`` (L-BFGS-B box; the start must lie in it): the
     maximum then always exists, which a mixture component needs (its weighted data may
     separate an item, where the unbounded MLE is infinite). The Newton polish runs only
-    from an interior point and keeps its result only inside the box.
+    from an interior point and keeps its result only inside the box; ``polish=False`` skips
+    it (L-BFGS-B's answer, ``converged`` its own flag).
 
     Returns
     -------
@@ -539,7 +541,7 @@ def fit_davidson_luce(
     x = res.x
     n_iter = int(res.nit)
     converged = False
-    if bound is not None and np.abs(x).max() > bound * (1 - 1e-6):
+    if not polish or (bound is not None and np.abs(x).max() > bound * (1 - 1e-6)):
         # at the box: L-BFGS-B's answer is the bounded maximum (no polish across the edge)
         z, ld = unpack(x)
         return z - z.mean(), np.exp(ld[2:]), n_iter, bool(res.success)
