@@ -22,8 +22,7 @@ Data (in ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository):
 (``PlackettLuceMixture(3)`` on three sets, interleaved, 3 repeats, medians) and writes
 ``results/ties_mixtures_polish.md``.
 
-Usage: ``python experiments/studies/ties_mixtures.py [--polish]`` (about two minutes; ``--polish``
-about one)
+Usage: ``python experiments/studies/ties_mixtures.py [--polish]`` (about a minute each)
 """
 
 from __future__ import annotations
@@ -124,7 +123,7 @@ def main() -> None:
         "notes). Times are wall times of the whole selection (three K, restarts included) on "
         "a shared machine. BIC chose the largest K tried on every set (the targets come from "
         "classes and have more structure; a real analysis widens ``ks``, this table measures "
-        "the fits). A Davidson-Luce M-step is a full weighted fit per component, hence the "
+        "the fits). A Davidson-Luce M-step is a weighted L-BFGS-B fit per component, hence the "
         "Plackett-Luce times (satimage: 504 distinct rankings).\n\n"
         f"## A PrefLib file with ties through the CLI\n\n"
         f"The {CLI_SET} targets ({Y.n_rankings} rankings of {Y.n_items} classes, {n_tied} "
