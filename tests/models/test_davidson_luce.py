@@ -299,3 +299,37 @@ def test_pickle_round_trip_and_model_without_the_attribute():
     del old.tie_strengths_  # a model saved before ties existed
     assert np.isfinite(old.logpdf(Rankings([[0, 1, 2, 3, 4]]))).all()
     assert old.sample(2, random_state=0).shape == (2, 5)
+
+
+# ------------------------------------------------------------------ warm starts and the box
+def _tied_sample():
+    ranks = np.array([[0, 0, 1, 2], [0, 1, 1, 2], [1, 0, 2, 2], [0, 1, 2, 3], [2, 0, 1, 1]] * 3)
+    return dl.tie_stages(Rankings(ranks, kind="subset"))
+
+
+@pytest.mark.parametrize("polish", [True, False])
+def test_a_warm_start_reaches_the_same_fit(polish):
+    stages = _tied_sample()
+    w = stages.row_weights()
+    z, d, _, _ = dl.fit_davidson_luce(stages, w)
+    start = (np.array([1.0, -2.0, 0.5, 0.5]), np.full(d.size, 3.0))
+    z2, d2, _, _ = dl.fit_davidson_luce(stages, w, start=start, polish=polish)
+    np.testing.assert_allclose(z2, z, atol=1e-6)
+    np.testing.assert_allclose(d2, d, rtol=1e-6)
+
+
+def test_the_box_gives_a_maximum_where_the_mle_does_not_exist():
+    # item 0 is always strictly first: its unbounded MLE worth is infinite
+    R = Rankings(np.array([[0, 1, 1], [0, 1, 2], [0, 2, 1]] * 3), kind="subset")
+    stages = dl.tie_stages(R)
+    w = stages.row_weights()
+    free, _, _, _ = dl.fit_davidson_luce(stages, w)
+    assert free[0] - free[1:].max() > 10.0  # heading off to infinity
+    start = (np.zeros(3), np.ones(1))
+    z, d, _, _ = dl.fit_davidson_luce(stages, w, start=start, bound=5.0)
+    assert z[0] - z[1:].max() <= 10.0 and z[0] == z.max()
+
+    def total(z_, d_):
+        return float(R.weights @ dl.davidson_luce_loglik(stages, z_, d_))
+
+    assert total(z, d) > total(*start)

@@ -8,7 +8,7 @@ import numpy as np
 
 from rankclust.cli._errors import CLIError
 from rankclust.cli._input import where
-from rankclust.cli._methods import Method
+from rankclust.cli._methods import Method, method_registry
 
 __all__ = ["check_k", "check_kind", "check_rank_input", "refuse_ties"]
 
@@ -21,8 +21,9 @@ def check_k(k: int, n: int, what: str = "rankings", option: str = "-k") -> None:
         raise CLIError(f"{option}: K={k} is larger than the number of {what} ({n})")
 
 
-def refuse_ties(path: str, R: Any, need: str, unit: str = "ranking") -> None:
-    """Refuse tied rankings naming the file line of the first one and who needs no ties."""
+def refuse_ties(path: str, R: Any, need: str, unit: str = "ranking", others: str = "") -> None:
+    """Refuse tied rankings naming the file line of the first one and who needs no ties
+    (``others``: a closing clause naming what accepts ties)."""
     tied = np.flatnonzero(R.has_ties)
     if tied.size:
         n_more = tied.size - 1
@@ -30,7 +31,7 @@ def refuse_ties(path: str, R: Any, need: str, unit: str = "ranking") -> None:
         raise CLIError(
             f"{where(path, int(tied[0]), R.n_rankings)}: this {unit} ranks items as tied"
             f"{more}; {need} needs rankings without ties: break the ties in the file or leave "
-            f"those {unit}s out"
+            f"those {unit}s out{others}"
         )
 
 
@@ -46,8 +47,13 @@ def check_kind(method: Method, R: Any) -> None:
 def check_rank_input(method: Method, R: Any, path: str) -> None:
     """Kind and ties of ``cluster``/``select-k`` input, checked before any fit.
 
-    No ranking clusterer fits tied rankings yet, so a file with ties is refused here with
-    the file and the first tied ranking, not by the estimator after the file was read.
+    A method whose estimator does not fit tied rankings refuses a file with ties here, with
+    the file, the first tied ranking and the methods that accept ties, not after the file
+    was read by the estimator.
     """
     check_kind(method, R)
-    refuse_ties(path, R, f"--method {method.name}")
+    if method.ties:
+        return
+    tied = [m.name for m in method_registry("cluster").values() if m.ties]
+    others = f", or use --method {' or '.join(tied)} (they accept ties)" if tied else ""
+    refuse_ties(path, R, f"--method {method.name}", others=others)

@@ -50,6 +50,8 @@ class Method:
     params : mapping
         Fixed hyper-parameters that make this method (e.g. ``ranking_model="mallows"``);
         ``--set`` may still override them.
+    ties : bool
+        The estimator fits rankings with ties (bucket orders); the others refuse them.
     """
 
     name: str
@@ -58,6 +60,7 @@ class Method:
     description: str
     kinds: tuple[str, ...] | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    ties: bool = False
 
     @property
     def path(self) -> str:
@@ -69,22 +72,24 @@ class Method:
 
 
 def _methods(module: str, rows: Mapping[str, tuple]) -> dict[str, Method]:
-    """The methods of one module: ``{name: (class, description[, params[, kinds]])}``."""
+    """The methods of one module: ``{name: (class, description[, params[, kinds[, ties]]])}``."""
     out = {}
     for name, (cls, description, *rest) in rows.items():
         params = rest[0] if rest else {}
         kinds = rest[1] if len(rest) > 1 else None
-        out[name] = Method(name, module, cls, description, kinds, params)
+        ties = rest[2] if len(rest) > 2 else False
+        out[name] = Method(name, module, cls, description, kinds, params, ties)
     return out
 
 
 #: Unsupervised clustering of rankings (``rankclust cluster/select-k/significance``).
 CLUSTER_METHODS: dict[str, Method] = _methods("rankclust.cluster", {
     "mixture": ("MallowsMixture", "mixture of Mallows models for top-t, subset and complete "
-                "rankings, by EM (Busse et al. 2007)"),
+                "rankings, with or without ties, by EM (Busse et al. 2007)", {}, None, True),
     "chains": ("ChainKMeans", "k-means for chains with pair-order centroids (Ukkonen 2011)",
                {}, ("subset",)),
-    "pl-mixture": ("PlackettLuceMixture", "mixture of Plackett-Luce models, by EM"),
+    "pl-mixture": ("PlackettLuceMixture", "mixture of Plackett-Luce models (Davidson-Luce with "
+                   "ties), by EM", {}, None, True),
     "komeans": ("KOMeans", "k-o'means: k-means with total-order centres (Kamishima & Akaho)",
                 {}, ("subset",)),
 })  # fmt: skip
@@ -162,6 +167,7 @@ def method_registry(family: str) -> dict[str, Method]:
                     old.description if old else _first_line(cls.__doc__),
                     old.kinds if old else None,
                     old.params if old and old.cls == cls.__name__ else {},
+                    old.ties if old and old.cls == cls.__name__ else False,
                 )  # fmt: skip
         break
     return methods

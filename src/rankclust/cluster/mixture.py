@@ -94,6 +94,8 @@ from rankclust.cluster._seeding import (
 )
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
+from rankclust.models import _davidson_luce as dl
+from rankclust.models._mallows_ties import bucket_size_counts
 from rankclust.models.mallows import THETA_MAX
 from rankclust.models.plackett_luce import (
     choice_stages,
@@ -188,6 +190,7 @@ class _Blocks:
     total: float  # total weight
     n_items: int
     kind: str
+    ties: bool = False  # some ranking has tied items (in memory only; see _accepts_ties)
 
 
 def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
@@ -341,6 +344,11 @@ def _block_pair_counts(data: Any) -> np.ndarray:
 
 
 def _check_chunk(R: Rankings, kinds: tuple) -> Rankings:
+    if isinstance(R, Rankings) and R.has_ties.any():
+        raise ValueError(
+            f"R: row {int(np.flatnonzero(R.has_ties)[0])} of a chunk has tied items; the "
+            'mixtures fit rankings with ties in memory only (backend="numpy")'
+        )
     return check_rankings(R, allow_ties=False, kinds=kinds, name="R")
 
 
@@ -400,6 +408,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     }
 
     _kinds: tuple[str, ...] = ("subset", "top")
+    #: Rankings with ties are fitted (in memory; a Dask input is checked chunk by chunk and
+    #: still refuses them). Untied data keep the untied code paths exactly.
+    _accepts_ties: bool = True
     #: Early abandonment of continued runs that cannot reach the best (:func:`_cannot_reach`).
     #: Off: the geometric prediction is not a bound. A centre move (Mallows) or an escape
     #: from a plateau (Plackett-Luce) late in a run gains far more than predicted, and
@@ -492,7 +503,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         R = check_rankings(
             R,
             kind="top",
-            allow_ties=False,
+            allow_ties=self._accepts_ties,
             kinds=self._kinds,
             n_items=None if reset else self.n_items_,
             name="R",
@@ -529,6 +540,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             total=float(data.w.sum()),
             n_items=m,
             kind=R.kind,
+            ties=bool(Ru.has_ties.any()),
         )
 
         def labels(best: _Run, order: np.ndarray) -> np.ndarray:
@@ -799,8 +811,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         Parameters
         ----------
         R : Rankings, array-like of shape (n, m), or a Dask collection
-            Rankings without ties; array input is read as 1-based ranks with 0/NaN for
-            missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
+            Rankings, with or without ties (ties: in memory, not on Dask); array input is
+            read as 1-based ranks with 0/NaN for missing and ``kind="top"``. ``R.weights`` (e.g. ballot counts) are used. A
             ``dask.array`` (1-based ranks), a ``dask.bag`` of orderings or a
             :class:`~rankclust.dask.ChunkedRankings` is fitted on Dask (as is any input
             with ``backend="dask"``).
@@ -1178,6 +1190,27 @@ class _MallowsData:
     lengths: np.ndarray
     kind: str
     pairs: np.ndarray | None  # (u, m*m) pair indicators, or None above _PAIR_MATRIX_MAX
+    # rankings with ties: (u, m + 1) coefficients of log psi_b in the row's log-likelihood
+    # (its buckets minus its normaliser, see _tied_coefficients); None without ties
+    tie_coef: np.ndarray | None = None
+
+
+def _tied_coefficients(Ru: Rankings) -> np.ndarray:
+    """Per row, the coefficients ``a_b`` of ``log psi_b`` in its tied log-likelihood.
+
+    A tied row has log-likelihood ``-theta s + sum_b a_b log psi_b(theta)`` with ``a`` its
+    bucket-size counts (:func:`~rankclust.models._mallows_ties.bucket_size_counts`: the
+    absent items of a top list form one more bucket) minus one at the normaliser's size:
+    ``m`` for ``kind="top"`` (the closed form of :mod:`rankclust.models._mallows_ties`), the
+    number of present items for ``kind="subset"`` (the observed-pairs model of the mixture:
+    the Mallows model on the present items, with its buckets read as unknown orders). An
+    untied row gets the mixture's own normaliser (``Z_t``), so tied and untied rows share one
+    formula. Shape (u, m + 1).
+    """
+    coef = -bucket_size_counts(Ru)
+    size = np.full(Ru.n_rankings, Ru.n_items) if Ru.kind == "top" else Ru.lengths
+    coef[np.arange(Ru.n_rankings), size] += 1.0
+    return -coef
 
 
 @_with_restart_doc
@@ -1202,7 +1235,12 @@ class MallowsMixture(_RankingMixture):
       :func:`rankclust.models.mallows.mallows_loglik` computes exactly, at exponential cost),
       and it equals the exact model for complete rankings.
 
-    The lengths are conditioned on (not modelled). Ties are not supported.
+    The lengths are conditioned on (not modelled). **Ties**: a tied bucket is an order that
+    was not recorded, so a tied ranking has the total probability of its linear extensions,
+    ``exp(-theta_k D) prod_B psi_|B|(theta_k) / psi_n(theta_k)`` (``D`` the discordant pairs
+    in different buckets; the unlisted items of a top-t list are one more bucket; ``n = m``
+    for top-t lists, the listed items for subsets); the centre step uses the strict pairwise
+    counts and theta the tied score equation (see "Ties" in ``docs/mixtures.md``).
 
     Parameters
     ----------
@@ -1402,7 +1440,13 @@ class MallowsMixture(_RankingMixture):
         u, m = Ru.shape
         pairs = pair_indicators(Ru.ranks, Ru.kind) if u * m * m <= _PAIR_MATRIX_MAX else None
         return _MallowsData(
-            R=Ru, ranks=Ru.ranks, w=Ru.weights, lengths=Ru.lengths, kind=Ru.kind, pairs=pairs
+            R=Ru,
+            ranks=Ru.ranks,
+            w=Ru.weights,
+            lengths=Ru.lengths,
+            kind=Ru.kind,
+            pairs=pairs,
+            tie_coef=_tied_coefficients(Ru) if Ru.has_ties.any() else None,
         )
 
     def _n_free(self, m: int) -> float:
@@ -1437,6 +1481,9 @@ class MallowsMixture(_RankingMixture):
     def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, None]:
         stats = self._statistics(data, params["centers"])
         m = data.ranks.shape[1]
+        if data.tie_coef is not None:  # ties: -theta s + sum_b a_b log psi_b
+            (log_psi,) = length_tables(params["thetas"], m, "subset", ("log",))  # (m + 1, K)
+            return -params["thetas"][None, :] * stats + data.tie_coef @ log_psi, None
         (log_z,) = length_tables(params["thetas"], m, data.kind, ("log",))  # (m + 1, K)
         return -params["thetas"][None, :] * stats - log_z[data.lengths], None
 
@@ -1464,11 +1511,24 @@ class MallowsMixture(_RankingMixture):
         )
         return counts, length_counts
 
+    def _tied_m_stats(self, data: _MallowsData, state: _BlockState) -> tuple:
+        """:meth:`_m_stats` of tied data: counts ``C_k``, the coefficients of ``mu_b`` in the
+        tied score equation (K, m + 1) (``-sum_i w_i q_ik a_ib``, ``a`` of
+        :func:`_tied_coefficients`) and the weight per component (its rounding scale)."""
+        counts, _ = self._m_stats(data, state)
+        wq = data.w[:, None] * state.resp
+        mu_counts = -(wq.T @ data.tie_coef)
+        mu_counts[:, :2] = 0.0  # mu_0 = mu_1 = 0
+        return counts, mu_counts, wq.sum(axis=0)
+
     def _m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
     ) -> tuple[dict, bool]:
         m = blocks.n_items
-        counts, length_counts = blocks.ex.sum(self._m_stats, blocks.parts, states)
+        if blocks.ties:
+            counts, length_counts, scale = blocks.ex.sum(self._tied_m_stats, blocks.parts, states)
+        else:
+            counts, length_counts = blocks.ex.sum(self._m_stats, blocks.parts, states)
         k_comp = counts.shape[0]
         old = params["centers"]
         centers = old.copy()
@@ -1485,6 +1545,12 @@ class MallowsMixture(_RankingMixture):
                     changed = True
         flat = counts.reshape(k_comp, m * m)
         stats = np.einsum("kj,jk->k", flat, discordance_matrix(centers))
+        if blocks.ties:  # the tied score equation (models._mallows_ties), subset tables
+            thetas = solve_thetas(
+                length_counts, stats, m, "subset", params["thetas"], float(self.theta_max),
+                scale=scale,
+            )  # fmt: skip
+            return {"centers": centers, "thetas": thetas}, changed
         thetas = solve_thetas(
             length_counts, stats, m, blocks.kind, params["thetas"], float(self.theta_max)
         )
@@ -1517,7 +1583,24 @@ class _PLData:
     R: Rankings
     ranks: np.ndarray
     w: np.ndarray
-    stages: Any
+    stages: Any  # Plackett-Luce choice stages (None for rankings with ties)
+    tie_stages: Any = None  # Davidson-Luce stages of rankings with ties (else None)
+
+
+#: Box of the log-worths and log tie strengths of a Davidson-Luce component (worth ratios up
+#: to e^60: a component that separates an item has an infinite MLE, see _tied_m_step).
+_DL_BOUND = 30.0
+#: Newton polish of each Davidson-Luce M-step (EM needs only an increase; L-BFGS-B from the
+#: warm start gives it, and the next M-steps refine)
+_DL_POLISH = False
+
+
+def _dl_stages(data: _PLData) -> Any:
+    """The Davidson-Luce stages of a block (compiled now for untied rankings scored by a
+    mixture fitted with ties)."""
+    if data.tie_stages is None:
+        return dl.tie_stages(data.R, compress=False)
+    return data.tie_stages
 
 
 def _mean_one_scores(scores: np.ndarray) -> np.ndarray:
@@ -1538,7 +1621,9 @@ class PlackettLuceMixture(_RankingMixture):
     ``kind="subset"`` the PL marginal of the observed items (PL is internally consistent), see
     :mod:`rankclust.models.plackett_luce`. This is the mixture of PLMIX (Mollica & Tardella
     2017), fitted here by maximum likelihood (or MAP with ``alpha > 0``) rather than by
-    Bayesian MCMC.
+    Bayesian MCMC. **Ties**: on data with a tie every component is a Davidson-Luce model
+    (:mod:`rankclust.models._davidson_luce`) with its own tie strengths, fitted per component
+    by the weighted Davidson-Luce fit (see "Ties" in ``docs/mixtures.md``).
 
     Parameters
     ----------
@@ -1592,11 +1677,16 @@ class PlackettLuceMixture(_RankingMixture):
         ``exp(scores_)``.
     centers_ : Rankings, shape (K, n_items_)
         The modal ranking of each component (items by decreasing worth).
+    tie_strengths_ : ndarray of float64, shape (K, D - 1)
+        Davidson-Luce tie strengths ``delta_2..delta_D`` of each component (``D`` the
+        largest tie in the data; 0 for an order the data never show); shape (K, 0) when
+        fitted on untied data.
     weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
     n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_, n_init_,
     n_init_agreeing_, restart_gap_, restart_log_likelihoods_, log_likelihood_history_,
     n_items_, kind_, items_
-        As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1)``.
+        As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1 + T)`` with ``T`` the
+        number of tie orders the data show (0 without ties).
 
     See Also
     --------
@@ -1676,11 +1766,16 @@ class PlackettLuceMixture(_RankingMixture):
         self.random_state = random_state
 
     def _prepare(self, Ru: Rankings) -> _PLData:
+        if Ru.has_ties.any():
+            ties = dl.tie_stages(Ru, compress=False)
+            dl.check_tie_order(ties.max_tie)
+            return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=None, tie_stages=ties)
         stages = choice_stages(Ru, compress=False)
         return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=stages)
 
     def _check_data(self, blocks: _Blocks) -> None:
-        if self.alpha != 0:
+        # with ties the Davidson-Luce fit of a component reports a missing estimate itself
+        if self.alpha != 0 or blocks.ties:
             return
         # the MLE must exist for the whole data (clear error before EM starts): it depends
         # only on which items beat which (Hunter 2004), so the summed pair counts of the
@@ -1693,7 +1788,9 @@ class PlackettLuceMixture(_RankingMixture):
         )
 
     def _n_free(self, m: int) -> float:
-        return float(m - 1)
+        # with ties, one strength per tie order observed in the data, per component
+        n_ties = np.count_nonzero((getattr(self, "tie_strengths_", np.empty((1, 0))) > 0).any(0))
+        return float(m - 1 + n_ties)
 
     def _penalty(self, params: dict) -> float:
         if self.alpha == 0:
@@ -1708,17 +1805,34 @@ class PlackettLuceMixture(_RankingMixture):
         return z - z.mean(axis=-1, keepdims=True)
 
     def _init_params(self, blocks: _Blocks, seeds: np.ndarray, rng: Any) -> dict:
+        if blocks.ties:  # Davidson-Luce: tie strengths start at 1 for every observed order
+            counts = blocks.parts[0].tie_stages.tie_counts[2:]
+            ties = np.broadcast_to((counts > 0).astype(np.float64), (len(seeds), counts.size))
+            return {"scores": self._seed_scores(seeds), "ties": ties.copy()}
         return {"scores": self._seed_scores(seeds)}
 
     def _seed_component(self, params: dict, k: int, positions: np.ndarray) -> dict:
         scores = params["scores"].copy()
         scores[k] = self._seed_scores(positions)
+        if "ties" in params:
+            ties = params["ties"].copy()
+            ties[k] = (ties > 0).any(axis=0).astype(np.float64)
+            return {"scores": scores, "ties": ties}
         return {"scores": scores}
 
     def _continuous_vector(self, params: dict) -> np.ndarray:
+        if "ties" in params:  # log tie strengths of the observed orders (the others are 0)
+            ties = params["ties"]
+            return np.concatenate([params["scores"].ravel(), np.log(ties[:, ties[0] > 0]).ravel()])
         return np.asarray(params["scores"], dtype=np.float64).ravel()
 
     def _with_continuous(self, params: dict, vec: np.ndarray) -> dict:
+        if "ties" in params:
+            shape = params["scores"].shape
+            scores = vec[: shape[0] * shape[1]].reshape(shape)
+            ties = params["ties"].copy()
+            ties[:, ties[0] > 0] = np.exp(vec[scores.size :]).reshape(shape[0], -1)
+            return {"scores": scores - scores.mean(axis=1, keepdims=True), "ties": ties}
         scores = vec.reshape(params["scores"].shape)
         return {"scores": scores - scores.mean(axis=1, keepdims=True)}
 
@@ -1727,6 +1841,8 @@ class PlackettLuceMixture(_RankingMixture):
         return np.argsort(np.argsort(-z, axis=1, kind="stable"), axis=1).astype(np.int64)
 
     def _loglik_and_cache(self, data: _PLData, params: dict) -> tuple[np.ndarray, np.ndarray]:
+        if "ties" in params or data.stages is None:
+            return self._tied_loglik(data, params), None
         # the exposures at these worths are the first MM step's, kept for the M-step
         return stage_pass(data.stages, _mean_one_scores(params["scores"]))
 
@@ -1739,9 +1855,60 @@ class PlackettLuceMixture(_RankingMixture):
         row_w = data.w[:, None] * np.maximum(state.resp, 1e-300)
         return mm_wins(data.stages, row_w), mm_denominators(data.stages, row_w, exposure)
 
+    def _tied_loglik(self, data: _PLData, params: dict) -> np.ndarray:
+        """(u, K) Davidson-Luce log-likelihoods (a mixture fitted with ties, or tied input)."""
+        if "ties" not in params:
+            row = int(np.flatnonzero(data.R.has_ties)[0])
+            raise ValueError(
+                f"row {row} of R has tied items, but this PlackettLuceMixture was fitted on "
+                "rankings without ties (under it a tie has probability 0); fit it on data "
+                "with ties"
+            )
+        stages = _dl_stages(data)
+        ties = params["ties"]
+        if stages.max_tie > ties.shape[1] + 1:
+            raise ValueError(
+                f"R ties {stages.max_tie} items in one position; this PlackettLuceMixture "
+                f"was fitted on ties of at most {ties.shape[1] + 1} items"
+            )
+        return np.stack(
+            [
+                dl.davidson_luce_loglik(stages, z, d)
+                for z, d in zip(params["scores"], ties, strict=True)
+            ],
+            axis=1,
+        )
+
+    def _tied_m_step(self, blocks: _Blocks, states: list, params: dict) -> dict:
+        """Each component's weighted Davidson-Luce fit (its own tie strengths), warm-started
+        at its current parameters, so the weighted log-likelihood never decreases; log-worths
+        and log tie strengths within +-_DL_BOUND (a component's MLE may not exist). In
+        memory: one block."""
+        data = blocks.parts[0]
+        resp = np.maximum(states[0].resp, 1e-300)
+        scores = np.empty_like(params["scores"])
+        ties = np.empty_like(params["ties"])
+        for k in range(scores.shape[0]):
+            z0 = params["scores"][k]
+            if np.abs(z0).max() > _DL_BOUND:  # into the box by a shift (the likelihood's own)
+                z0 = z0 - 0.5 * (z0.max() + z0.min())
+            d0 = params["ties"][k]
+            d0 = np.where(d0 > 0, np.clip(d0, np.exp(-_DL_BOUND), np.exp(_DL_BOUND)), 0.0)
+            scores[k], ties[k], _, _ = dl.fit_davidson_luce(
+                data.tie_stages,
+                data.w * resp[:, k],
+                alpha=float(self.alpha),
+                start=(z0, d0),
+                bound=_DL_BOUND,
+                polish=_DL_POLISH,
+            )
+        return {"scores": scores, "ties": ties}
+
     def _m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
     ) -> tuple[dict, bool]:
+        if blocks.ties:
+            return self._tied_m_step(blocks, states, params), False
         worths = np.exp(_mean_one_scores(params["scores"]))
         alpha = float(self.alpha)
         for step in range(self.mm_steps):
@@ -1757,16 +1924,23 @@ class PlackettLuceMixture(_RankingMixture):
     def _set_fitted(self, params: dict, order: np.ndarray) -> None:
         self.scores_ = params["scores"][order]
         self.worths_ = np.exp(self.scores_)
+        k_comp = len(order)
+        self.tie_strengths_ = params["ties"][order] if "ties" in params else np.empty((k_comp, 0))
         positions = np.argsort(np.argsort(-self.scores_, axis=1, kind="stable"), axis=1)
         self.centers_ = self._centers_rankings(positions.astype(np.int64))
 
     def _fitted_params(self) -> dict:
         check_is_fitted(self, ["scores_"])
+        ties = getattr(self, "tie_strengths_", None)  # none in models saved before ties
+        if ties is not None and ties.size:
+            return {"scores": self.scores_, "ties": ties}
         return {"scores": self.scores_}
 
     def _validate_loaded_params(self, m: int, k: int) -> None:
         loaded.array_attr(self, "scores_", shape=(k, m))
         loaded.array_attr(self, "worths_", shape=(k, m), low=0.0)
+        if hasattr(self, "tie_strengths_"):
+            loaded.array_attr(self, "tie_strengths_", shape=(k, None), low=0.0)
         loaded.rankings_attr(self, "centers_", n_items=m, n_rankings=k)
 
 

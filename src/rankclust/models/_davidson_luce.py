@@ -466,6 +466,9 @@ def fit_davidson_luce(
     alpha: float = 0.0,
     max_iter: int = 1000,
     tol: float = 1e-10,
+    start: tuple[np.ndarray, np.ndarray] | None = None,
+    bound: float | None = None,
+    polish: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Maximum-likelihood (or MAP) worths and tie strengths of the Davidson-Luce model.
 
@@ -475,6 +478,16 @@ def fit_davidson_luce(
     observed bucket; an order in that range that no stage shows has MLE ``delta_d = 0`` (kept
     at 0, not fitted). L-BFGS on the analytic gradient (the objective is concave), then Newton
     steps with the central-difference Hessian until no parameter moves by more than ``tol``.
+
+    ``start = (scores, tie_strengths)`` starts the search there instead of at ``z = 0``,
+    ``delta = 1`` (the M-step of a mixture warm-starts from the previous iterate, so that
+    the weighted log-likelihood never decreases); a start's tie strengths are used for the
+    observed orders, a non-positive one replaced by 1. ``bound`` confines the log-worths and
+    log tie strengths to ``[-bound, bound]`` (L-BFGS-B box; the start must lie in it): the
+    maximum then always exists, which a mixture component needs (its weighted data may
+    separate an item, where the unbounded MLE is infinite). The Newton polish runs only
+    from an interior point and keeps its result only inside the box; ``polish=False`` skips
+    it (L-BFGS-B's answer, ``converged`` its own flag).
 
     Returns
     -------
@@ -495,6 +508,12 @@ def fit_davidson_luce(
     log_delta[2:][observed] = 0.0
     free = np.concatenate([np.ones(m, dtype=bool), observed])
     x0 = np.zeros(int(free.sum()))
+    if start is not None:
+        x0[:m] = np.asarray(start[0], dtype=np.float64)
+        d0 = np.ones(D - 1)
+        given = np.asarray(start[1], dtype=np.float64).reshape(-1)[: D - 1]
+        d0[: given.size] = np.where(given > 0, given, 1.0)
+        x0[m:] = np.log(d0[observed])
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ld = log_delta.copy()
@@ -516,11 +535,17 @@ def fit_davidson_luce(
         x0,
         jac=True,
         method="L-BFGS-B",
+        bounds=None if bound is None else [(-bound, bound)] * x0.size,
         options={"maxiter": max_iter, "gtol": 1e-8 * max(1.0, float(row_w.sum())), "ftol": 0.0},
     )
     x = res.x
     n_iter = int(res.nit)
     converged = False
+    if not polish or (bound is not None and np.abs(x).max() > bound * (1 - 1e-6)):
+        # at the box: L-BFGS-B's answer is the bounded maximum (no polish across the edge)
+        z, ld = unpack(x)
+        return z - z.mean(), np.exp(ld[2:]), n_iter, bool(res.success)
+    x_lbfgs = x
     # Newton polish from the L-BFGS answer, near the optimum. The Hessian (2 gradients per
     # parameter) is kept while full steps are accepted (the chord method: linear convergence
     # at a tiny rate there) and recomputed after a damped step.
@@ -550,6 +575,8 @@ def fit_davidson_luce(
         if np.abs(step * dx).max() <= max(tol, 1e-12):
             converged = True
             break
+    if bound is not None and not np.abs(x).max() <= bound:
+        x, converged = x_lbfgs, bool(res.success)  # the polish left the box
     z, ld = unpack(x)
     if not (np.isfinite(z).all() and np.isfinite(ld[2:][observed]).all()):
         raise ValueError("the Davidson-Luce estimate does not exist for these data")
