@@ -98,8 +98,7 @@ from rankclust.models.mallows import THETA_MAX
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
-    mm_denominators,
-    mm_wins,
+    mm_sums,
     mm_worths,
     stage_pass,
 )
@@ -1737,7 +1736,7 @@ class PlackettLuceMixture(_RankingMixture):
         exposure = state.cache if use_cache else stage_pass(data.stages, np.log(worths))[1]
         # a floor keeps every item's wins positive, so no worth collapses to exactly 0
         row_w = data.w[:, None] * np.maximum(state.resp, 1e-300)
-        return mm_wins(data.stages, row_w), mm_denominators(data.stages, row_w, exposure)
+        return mm_sums(data.stages, row_w, exposure)
 
     def _m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
