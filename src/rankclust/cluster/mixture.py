@@ -79,7 +79,11 @@ from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
+    order_counts,
+    order_statistics,
     pair_indicators,
+    responsibilities,
+    row_orders,
     solve_thetas,
 )
 from rankclust.cluster._seeding import (
@@ -187,13 +191,6 @@ class _Blocks:
     total: float  # total weight
     n_items: int
     kind: str
-
-
-def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
-    """``log sum_k exp(x[i, k])`` per row (rows with a finite entry; plain numpy, fast)."""
-    mx = x.max(axis=1)
-    with np.errstate(divide="ignore", under="ignore"):
-        return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
 #: Largest SQUAREM step length |alpha| (the likelihood check guards every step; the cap
@@ -642,9 +639,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     def _block_e_step(self, data: Any, params: dict, log_weights: np.ndarray) -> _BlockState:
         """Responsibilities and row log-likelihoods of one block (log space)."""
         loglik, cache = self._loglik_and_cache(data, params)
-        joint = loglik + log_weights[None, :]
-        row_ll = _logsumexp_rows(joint)
-        return _BlockState(resp=np.exp(joint - row_ll[:, None]), row_ll=row_ll, cache=cache)
+        resp, row_ll = responsibilities(loglik, log_weights)
+        return _BlockState(resp=resp, row_ll=row_ll, cache=cache)
 
     def _e_step(self, blocks: _Blocks, params: dict, weights: np.ndarray) -> tuple:
         """(states, penalised total log-likelihood, total log-likelihood, nk)."""
@@ -1177,6 +1173,9 @@ class _MallowsData:
     lengths: np.ndarray
     kind: str
     pairs: np.ndarray | None  # (u, m*m) pair indicators, or None above _PAIR_MATRIX_MAX
+    # (u, m) items by position when no row has ties: the E/M statistics are then computed
+    # from the orderings (O(u K t^2) compiled) instead of products with ``pairs``
+    orders: np.ndarray | None = None
 
 
 @_with_restart_doc
@@ -1401,7 +1400,13 @@ class MallowsMixture(_RankingMixture):
         u, m = Ru.shape
         pairs = pair_indicators(Ru.ranks, Ru.kind) if u * m * m <= _PAIR_MATRIX_MAX else None
         return _MallowsData(
-            R=Ru, ranks=Ru.ranks, w=Ru.weights, lengths=Ru.lengths, kind=Ru.kind, pairs=pairs
+            R=Ru,
+            ranks=Ru.ranks,
+            w=Ru.weights,
+            lengths=Ru.lengths,
+            kind=Ru.kind,
+            pairs=pairs,
+            orders=row_orders(Ru.ranks, Ru.lengths),
         )
 
     def _n_free(self, m: int) -> float:
@@ -1429,6 +1434,8 @@ class MallowsMixture(_RankingMixture):
 
     def _statistics(self, data: _MallowsData, centers: np.ndarray) -> np.ndarray:
         """Discordant pairs of every distinct ranking with every centre, shape (u, K)."""
+        if data.orders is not None:
+            return order_statistics(data.orders, data.lengths, data.kind == "top", centers)
         if data.pairs is not None:
             return data.pairs @ discordance_matrix(centers)
         return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
@@ -1454,7 +1461,9 @@ class MallowsMixture(_RankingMixture):
         resp = state.resp
         k_comp = resp.shape[1]
         wq = data.w[:, None] * resp
-        if data.pairs is not None:
+        if data.orders is not None:
+            counts = order_counts(data.orders, data.lengths, data.kind == "top", wq)
+        elif data.pairs is not None:
             counts = (data.pairs.T @ wq).T.reshape(k_comp, m, m)
         else:
             counts = data.R.pairwise_counts(weights=resp)
@@ -1517,6 +1526,7 @@ class _PLData:
     ranks: np.ndarray
     w: np.ndarray
     stages: Any
+    orders: np.ndarray | None = None  # items by position (no ties): the seeding's distances
 
 
 def _mean_one_scores(scores: np.ndarray) -> np.ndarray:
@@ -1676,7 +1686,13 @@ class PlackettLuceMixture(_RankingMixture):
 
     def _prepare(self, Ru: Rankings) -> _PLData:
         stages = choice_stages(Ru, compress=False)
-        return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=stages)
+        return _PLData(
+            R=Ru,
+            ranks=Ru.ranks,
+            w=Ru.weights,
+            stages=stages,
+            orders=row_orders(Ru.ranks, Ru.lengths),
+        )
 
     def _check_data(self, blocks: _Blocks) -> None:
         if self.alpha != 0:
