@@ -1398,7 +1398,10 @@ class MallowsMixture(_RankingMixture):
     # ---------------------------------------------------------------- model pieces
     def _prepare(self, Ru: Rankings) -> _MallowsData:
         u, m = Ru.shape
-        pairs = pair_indicators(Ru.ranks, Ru.kind) if u * m * m <= _PAIR_MATRIX_MAX else None
+        orders = row_orders(Ru.ranks, Ru.lengths)
+        pairs = None
+        if orders is None and u * m * m <= _PAIR_MATRIX_MAX:
+            pairs = pair_indicators(Ru.ranks, Ru.kind)
         return _MallowsData(
             R=Ru,
             ranks=Ru.ranks,
@@ -1406,7 +1409,7 @@ class MallowsMixture(_RankingMixture):
             lengths=Ru.lengths,
             kind=Ru.kind,
             pairs=pairs,
-            orders=row_orders(Ru.ranks, Ru.lengths),
+            orders=orders,
         )
 
     def _n_free(self, m: int) -> float:
