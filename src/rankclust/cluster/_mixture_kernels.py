@@ -6,10 +6,17 @@ Kendall statistic, the dispersion solver) and :mod:`rankclust.rankings` (pairwis
 instead of ``K`` calls of the public one-component functions (whose argument checks dominate
 on compressed data such as the 205 distinct APA ballots).
 
+* :func:`order_statistics` and :func:`order_counts` -- the statistic of every row against
+  ``K`` centres and the responsibility-weighted count matrices of all components, compiled
+  from the orderings of the rows (:func:`row_orders`): O(u K t^2) for lists of length t,
+  no (u, m^2) matrix (Irish Meath, 25,101 distinct top lists of 14: about 10x the products
+  below).
 * :func:`pair_indicators` -- the per-row pairwise count matrices ``A[i, u*m + v] = [u above v
   in row i]`` (``kind="top"``: a present item is above every absent one), so that the
   statistic of every row against ``K`` centres is one product ``A @ D`` and the
-  responsibility-weighted count matrices of all components are one product ``A.T @ W``.
+  responsibility-weighted count matrices of all components are one product ``A.T @ W``
+  (rows with ties, which have no ordering).
+* :func:`responsibilities` -- the E-step's log-sum-exp and softmax in one compiled pass.
 * :func:`length_tables` and :func:`solve_thetas` -- ``log psi``, mean and variance of the
   statistic for every length and component, and the weighted dispersion equations of all
   components (a safeguarded Newton iteration); both live in
@@ -18,7 +25,7 @@ on compressed data such as the 205 distinct APA ballots).
 
 The Plackett-Luce mixture needs no kernel of its own: its E-step and MM M-step call the
 K-component functions of :mod:`rankclust.models.plackett_luce` (:func:`stage_pass`,
-:func:`mm_wins`, :func:`mm_denominators`, :func:`mm_worths`).
+:func:`mm_sums`, :func:`mm_worths`).
 """
 
 from __future__ import annotations

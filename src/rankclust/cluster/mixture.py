@@ -1322,11 +1322,10 @@ class MallowsMixture(_RankingMixture):
     variance of the statistic). No sum over ``m!`` rankings appears anywhere.
 
     Complexity: O(n m log m) to merge identical rankings, then per iteration
-    O(u m^2 K) time for u distinct rankings (two matrix products) plus the centre steps
-    (O(2^m m K) exact, O(m^2 K) per local-search sweep) and O(K m) per Newton step;
-    O(u m^2 + u K) memory (above 2^24 entries the per-row pair matrix is not stored and the
-    statistic is recomputed per component in O(u m^2)). Times the iterations of all starts
-    (``init_iter`` per start, plus the continued runs).
+    O(u t^2 K) time for u distinct rankings of length t (statistics and pair counts
+    compiled from the orderings) plus the centre steps (O(2^m m K) exact, O(m^2 K) per
+    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Times the
+    iterations of all starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
