@@ -209,6 +209,42 @@ def old_kernels():
         ) = saved
 
 
+def kernels_seeds() -> str:
+    """Log-likelihood per K with the old and the new kernels on several data sets and seeds
+    (``select_k`` K = 1..4, ``n_init=3``): a markdown table of the smallest difference."""
+    from rankclust.io import read_rankings
+
+    home = Path(os.environ["RANKCLUST_DATA"])
+    sets = [("APA (15,449 ballots)", fetch_apa())]
+    sushi = home / "sushi3" / "sushi3a.5000.10.order"
+    meath = home / "irish_election_2002" / "00001-00000003.soi"
+    if sushi.exists():
+        sets.append(("SUSHI A, first 1,500", read_rankings(sushi)[:1500]))
+    if meath.exists():
+        sets.append(("Meath, first 4,000", read_rankings(meath)[:4000]))
+    rows = []
+    for name, R in sets:
+        for cls in (MallowsMixture, PlackettLuceMixture):
+            for seed in (0, 1, 2):
+                est = cls(n_init=3, random_state=seed)
+                with old_kernels():
+                    old = [r["log_likelihood"] for r in select_k(est, R, range(1, 5)).table]
+                new = [r["log_likelihood"] for r in select_k(est, R, range(1, 5)).table]
+                d = np.array(new) - np.array(old)
+                rows.append(
+                    [
+                        name,
+                        cls.__name__,
+                        seed,
+                        f"{d.min():+.3g}",
+                        f"{(d / np.abs(old)).min():+.2g}",
+                    ]
+                )
+                print(*rows[-1], flush=True)
+    head = ["data", "model", "seed", "min new - old", "relative"]
+    return markdown_table(head, rows)
+
+
 def survey_workloads():
     """(name, data file, run(accelerate) -> per-K log-likelihoods) of the survey waits."""
     from rankclust.cli import main as cli_main
@@ -354,8 +390,14 @@ def main() -> None:
     ap.add_argument("--surveys", action="store_true", help="only the SUSHI A / Meath waits")
     ap.add_argument("--reps", type=int, default=3, help="repeats of the survey waits")
     ap.add_argument("--kernels", action="store_true", help="with --surveys: old/new kernels")
+    ap.add_argument(
+        "--kernels-seeds", action="store_true", help="log-likelihoods, old/new kernels, 3 seeds"
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.kernels_seeds:
+        print(kernels_seeds())
+        return
     if args.surveys and args.kernels:
         body = bench_surveys(args.reps, kernels=True)
         text = OUT_SURVEYS.read_text() if OUT_SURVEYS.exists() else ""
