@@ -15,9 +15,17 @@
    K = 1..5 and ``rankclust cluster -k 6 --method pl-mixture``. Before (plain EM, threaded
    BLAS: the code before SQUAREM and the one-thread limit) and after, interleaved in one
    process; the log-likelihood per K of both.
+5. The compiled EM kernels (``--surveys --kernels``): the same survey waits with the kernels
+   of before (Plackett-Luce stage pass in log space, MM sums by ``np.bincount``, Mallows
+   statistics and pair counts as products with the (u, m^2) pair matrix, seeding distances
+   by ``kendall_distances``, the E-step's softmax in numpy) and of after (worth-space stage
+   pass, one compiled MM pass, statistics and counts compiled from the orderings, one
+   compiled softmax), interleaved in one process; both with SQUAREM and one BLAS thread.
+   Appends its section to ``benchmarks/RESULTS_mixture_surveys.md``.
 
 Writes ``benchmarks/RESULTS_mixture.md`` (``--surveys``: ``benchmarks/RESULTS_mixture_surveys.md``).
-Usage: ``nice .venv/bin/python benchmarks/bench_mixture.py [--quick] [--surveys [--reps N]]``.
+Usage: ``nice .venv/bin/python benchmarks/bench_mixture.py [--quick] [--surveys [--kernels]
+[--reps N]]``.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from rankclust.cluster import mixture as mixture_module
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture, select_k
 from rankclust.cluster.mixture_generators import make_heterogeneous_rankings
 from rankclust.datasets import fetch_apa
+from rankclust.models import plackett_luce as pl_module
 
 OUT = Path(__file__).resolve().parent / "RESULTS_mixture.md"
 OUT_SURVEYS = Path(__file__).resolve().parent / "RESULTS_mixture_surveys.md"
@@ -146,6 +155,96 @@ def old_path():
         mixture_module.threadpool_limits = saved
 
 
+def _old_mm_sums(stages, row_w, exposure):
+    """The MM sums of before: one ``np.bincount`` per component and sum."""
+    m = stages.n_items
+    chosen = stages.order[stages.active]
+    rows = np.nonzero(stages.active)[0]
+    k_comp = row_w.shape[1]
+    wins = np.stack(
+        [np.bincount(chosen, weights=row_w[rows, k], minlength=m) for k in range(k_comp)]
+    )
+    flat = stages.order.ravel()
+    denoms = np.stack(
+        [
+            np.bincount(flat, weights=(row_w[:, k, None] * exposure[:, k, :]).ravel(), minlength=m)
+            for k in range(k_comp)
+        ]
+    )
+    return wins, denoms
+
+
+def _old_responsibilities(loglik, log_weights):
+    """The E-step's softmax of before (numpy, five temporaries)."""
+    joint = loglik + log_weights[None, :]
+    mx = joint.max(axis=1)
+    with np.errstate(divide="ignore", under="ignore"):
+        row_ll = mx + np.log(np.exp(joint - mx[:, None]).sum(axis=1))
+    return np.exp(joint - row_ll[:, None]), row_ll
+
+
+@contextlib.contextmanager
+def old_kernels():
+    """The compiled EM kernels of before (section 5 of the module docstring): the log-space
+    Plackett-Luce pass, bincount MM sums, no orderings (so the Mallows blocks hold the pair
+    matrix and the seeding uses it or ``kendall_distances``, as before), numpy softmax."""
+    saved = (
+        pl_module._nb_stage_pass,
+        mixture_module.mm_sums,
+        mixture_module.row_orders,
+        mixture_module.responsibilities,
+    )
+    pl_module._nb_stage_pass = pl_module._nb_stage_pass_log
+    mixture_module.mm_sums = _old_mm_sums
+    mixture_module.row_orders = lambda ranks, lengths: None
+    mixture_module.responsibilities = _old_responsibilities
+    try:
+        yield
+    finally:
+        (
+            pl_module._nb_stage_pass,
+            mixture_module.mm_sums,
+            mixture_module.row_orders,
+            mixture_module.responsibilities,
+        ) = saved
+
+
+def kernels_seeds() -> str:
+    """Log-likelihood per K with the old and the new kernels on several data sets and seeds
+    (``select_k`` K = 1..4, ``n_init=3``): a markdown table of the smallest difference."""
+    from rankclust.io import read_rankings
+
+    home = Path(os.environ["RANKCLUST_DATA"])
+    sets = [("APA (15,449 ballots)", fetch_apa())]
+    sushi = home / "sushi3" / "sushi3a.5000.10.order"
+    meath = home / "irish_election_2002" / "00001-00000003.soi"
+    if sushi.exists():
+        sets.append(("SUSHI A, first 1,500", read_rankings(sushi)[:1500]))
+    if meath.exists():
+        sets.append(("Meath, first 4,000", read_rankings(meath)[:4000]))
+    rows = []
+    for name, R in sets:
+        for cls in (MallowsMixture, PlackettLuceMixture):
+            for seed in (0, 1, 2):
+                est = cls(n_init=3, random_state=seed)
+                with old_kernels():
+                    old = [r["log_likelihood"] for r in select_k(est, R, range(1, 5)).table]
+                new = [r["log_likelihood"] for r in select_k(est, R, range(1, 5)).table]
+                d = np.array(new) - np.array(old)
+                rows.append(
+                    [
+                        name,
+                        cls.__name__,
+                        seed,
+                        f"{d.min():+.3g}",
+                        f"{(d / np.abs(old)).min():+.2g}",
+                    ]
+                )
+                print(*rows[-1], flush=True)
+    head = ["data", "model", "seed", "min new - old", "relative"]
+    return markdown_table(head, rows)
+
+
 def survey_workloads():
     """(name, data file, run(accelerate) -> per-K log-likelihoods) of the survey waits."""
     from rankclust.cli import main as cli_main
@@ -207,23 +306,38 @@ def survey_workloads():
     return out
 
 
-def bench_surveys(reps: int) -> str:
+def bench_surveys(reps: int, kernels: bool = False) -> str:
     rows, ll_rows = [], []
-    MallowsMixture(2, n_init=1, random_state=0).fit(fetch_apa())  # compile outside timing
-    PlackettLuceMixture(2, n_init=1, random_state=0).fit(fetch_apa())
+    for ctx in (old_kernels(), contextlib.nullcontext()):  # compile outside timing
+        with ctx:
+            MallowsMixture(2, n_init=1, random_state=0).fit(fetch_apa())
+            PlackettLuceMixture(2, n_init=1, random_state=0).fit(fetch_apa())
     for name, run in survey_workloads():
         times = {False: [], True: []}
+        cpus = {False: [], True: []}
         lls = {}
         for _ in range(reps):
-            for acc in (False, True):  # interleaved: before, after, before, after, ...
-                ctx = old_path() if not acc else contextlib.nullcontext()
+            for new in (False, True):  # interleaved: before, after, before, after, ...
+                if kernels:  # both sides SQUAREM + one BLAS thread; the kernels differ
+                    ctx = old_kernels() if not new else contextlib.nullcontext()
+                    acc = True
+                else:
+                    ctx = old_path() if not new else contextlib.nullcontext()
+                    acc = new
                 with ctx:
-                    wall, _, ll = timed(lambda acc=acc, run=run: run(acc))
-                times[acc].append(wall)
-                lls[acc] = ll
-                print(name, "after" if acc else "before", round(wall, 2), flush=True)
+                    wall, cpu, ll = timed(lambda acc=acc, run=run: run(acc))
+                times[new].append(wall)
+                cpus[new].append(cpu)
+                lls[new] = ll
+                print(
+                    name, "after" if new else "before", round(wall, 2), round(cpu, 2), flush=True
+                )
         before, after = np.median(times[False]), np.median(times[True])
-        rows.append([name, f"{before:.1f}", f"{after:.1f}", f"{before / after:.1f}x"])
+        row = [name, f"{before:.1f}", f"{after:.1f}", f"{before / after:.1f}x"]
+        if kernels:
+            cb, ca = np.median(cpus[False]), np.median(cpus[True])
+            row += [f"{cb:.1f}", f"{ca:.1f}", f"{cb / ca:.1f}x"]
+        rows.append(row)
         if lls[False]:
             diff = np.array(lls[True]) - np.array(lls[False])
             ll_rows.append(
@@ -231,13 +345,28 @@ def bench_surveys(reps: int) -> str:
                 + [f"{a:.2f} / {b:.2f}" for a, b in zip(lls[False], lls[True], strict=True)]
                 + [f"{diff.min():+.3g}"]
             )
-    lines = [
-        f"### Survey waits: before / after in one process (median of {reps})",
-        "",
-        "Before: plain EM with BLAS at its default threads (the code before this change); "
-        "after: the default (SQUAREM-accelerated EM, one BLAS thread inside the fit).",
-        "",
-        markdown_table(["workload", "before s", "after s", "speed-up"], rows),
+    head = ["workload", "before s", "after s", "speed-up"]
+    if kernels:
+        lines = [
+            f"### Compiled EM kernels: before / after in one process (median of {reps})",
+            "",
+            "Before: the kernels of the previous version (log-space Plackett-Luce pass, bincount "
+            "MM sums, Mallows statistics and counts as products with the pair matrix, seeding "
+            "by `kendall_distances`, numpy softmax); after: the compiled kernels. Both with "
+            "SQUAREM and one BLAS thread (the defaults). Wall and CPU (process) seconds.",
+            "",
+            markdown_table([*head, "before CPU s", "after CPU s", "CPU speed-up"], rows),
+        ]
+    else:
+        lines = [
+            f"### Survey waits: before / after in one process (median of {reps})",
+            "",
+            "Before: plain EM with BLAS at its default threads (the code before this change); "
+            "after: the default (SQUAREM-accelerated EM, one BLAS thread inside the fit).",
+            "",
+            markdown_table(head, rows),
+        ]
+    lines += [
         "",
         "Log-likelihood per K, before / after (smallest after - before last):",
         "",
@@ -260,8 +389,36 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--surveys", action="store_true", help="only the SUSHI A / Meath waits")
     ap.add_argument("--reps", type=int, default=3, help="repeats of the survey waits")
+    ap.add_argument("--kernels", action="store_true", help="with --surveys: old/new kernels")
+    ap.add_argument(
+        "--kernels-seeds", action="store_true", help="log-likelihoods, old/new kernels, 3 seeds"
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.kernels_seeds:
+        print(kernels_seeds())
+        return
+    if args.surveys and args.kernels:
+        body = bench_surveys(args.reps, kernels=True)
+        text = OUT_SURVEYS.read_text() if OUT_SURVEYS.exists() else ""
+        marker = "\n## Compiled EM kernels\n"
+        text = text.split(marker)[0].rstrip("\n")
+        OUT_SURVEYS.write_text(
+            "\n".join(
+                [
+                    text,
+                    marker,
+                    f"Measured {datetime.now():%Y-%m-%d %H:%M} on {machine_line()}. Command: "
+                    "`nice .venv/bin/python benchmarks/bench_mixture.py --surveys --kernels "
+                    f"--reps {args.reps}`.",
+                    "",
+                    body,
+                    "",
+                ]
+            )
+        )
+        print(OUT_SURVEYS.read_text())
+        return
     if args.surveys:
         body = bench_surveys(args.reps)
         OUT_SURVEYS.write_text(

@@ -6,10 +6,17 @@ Kendall statistic, the dispersion solver) and :mod:`rankclust.rankings` (pairwis
 instead of ``K`` calls of the public one-component functions (whose argument checks dominate
 on compressed data such as the 205 distinct APA ballots).
 
+* :func:`order_statistics` and :func:`order_counts` -- the statistic of every row against
+  ``K`` centres and the responsibility-weighted count matrices of all components, compiled
+  from the orderings of the rows (:func:`row_orders`): O(u K t^2) for lists of length t,
+  no (u, m^2) matrix (Irish Meath, 25,101 distinct top lists of 14: about 10x the products
+  below).
 * :func:`pair_indicators` -- the per-row pairwise count matrices ``A[i, u*m + v] = [u above v
   in row i]`` (``kind="top"``: a present item is above every absent one), so that the
   statistic of every row against ``K`` centres is one product ``A @ D`` and the
-  responsibility-weighted count matrices of all components are one product ``A.T @ W``.
+  responsibility-weighted count matrices of all components are one product ``A.T @ W``
+  (rows with ties, which have no ordering).
+* :func:`responsibilities` -- the E-step's log-sum-exp and softmax in one compiled pass.
 * :func:`length_tables` and :func:`solve_thetas` -- ``log psi``, mean and variance of the
   statistic for every length and component, and the weighted dispersion equations of all
   components (a safeguarded Newton iteration); both live in
@@ -18,11 +25,12 @@ on compressed data such as the 205 distinct APA ballots).
 
 The Plackett-Luce mixture needs no kernel of its own: its E-step and MM M-step call the
 K-component functions of :mod:`rankclust.models.plackett_luce` (:func:`stage_pass`,
-:func:`mm_wins`, :func:`mm_denominators`, :func:`mm_worths`).
+:func:`mm_sums`, :func:`mm_worths`).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 # the dispersion mathematics has one home; re-exported here for the mixture's E/M-steps
@@ -31,7 +39,11 @@ from rankclust._mallows_math import length_tables, solve_thetas
 __all__ = [
     "discordance_matrix",
     "length_tables",
+    "order_counts",
+    "order_statistics",
     "pair_indicators",
+    "responsibilities",
+    "row_orders",
     "solve_thetas",
 ]
 
@@ -68,3 +80,146 @@ def discordance_matrix(centers: np.ndarray) -> np.ndarray:
     k, m = centers.shape
     below = centers[:, :, None] > centers[:, None, :]
     return below.reshape(k, m * m).T.astype(np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# compiled statistics from the orderings (no pair matrix)
+# --------------------------------------------------------------------------------------------
+def row_orders(ranks: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Items of every row by position (present items first, then the absent ones by index),
+    or None when a row has ties (the ranks of its items are not 0..t-1 for length t).
+
+    The input of :func:`order_statistics` and :func:`order_counts`.
+
+    Complexity: O(n m log m) time, O(n m) memory.
+    """
+    m = ranks.shape[1]
+    orders = np.argsort(np.where(ranks >= 0, ranks, m), axis=1, kind="stable")
+    listed = np.arange(m)[None, :] < np.asarray(lengths)[:, None]
+    strict = np.take_along_axis(ranks, orders, axis=1) == np.arange(m)[None, :]
+    if not np.all(strict | ~listed):
+        return None
+    return orders.astype(np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _order_statistics(orders, lengths, top, centers, out):  # pragma: no cover
+    u, m = orders.shape
+    k_comp = centers.shape[0]
+    pos = np.empty(m, dtype=np.int64)
+    for i in range(u):
+        t = lengths[i]
+        for k in range(k_comp):
+            for j in range(t):
+                pos[j] = centers[k, orders[i, j]]
+            s = 0
+            for j in range(t):
+                cj = pos[j]
+                above = 0  # earlier-listed items the centre also places above item j
+                for jj in range(j):
+                    above += pos[jj] < cj
+                # top: every item the centre places above item j and not listed before it
+                # is discordant (listed later or absent); subset: only listed ones count
+                s += (cj if top else j) - above
+            out[i, k] = s
+
+
+def order_statistics(orders: np.ndarray, lengths: np.ndarray, top: bool, centers: np.ndarray):
+    """``A @ discordance_matrix(centers)`` of :func:`pair_indicators` ``A``, from the orderings.
+
+    Row i, component k: the pairs (u above v in row i) that centre k places the other way.
+    For a top list item ``pi_j`` is above every item not listed before it, and centre k
+    places ``c_k(pi_j)`` items above it (``c_k`` its positions), of which those listed
+    before ``pi_j`` are concordant; for a subset ranking only listed items count. O(u K t^2)
+    for lists of length t instead of the O(u K m^2) product, and no (u, m^2) matrix.
+
+    Returns ndarray of float64, shape (u, K) (integers, exact).
+    """
+    out = np.empty((orders.shape[0], centers.shape[0]))
+    _order_statistics(
+        orders,
+        np.ascontiguousarray(lengths, dtype=np.int64),
+        top,
+        np.ascontiguousarray(centers, dtype=np.int64),
+        out,
+    )
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _order_counts(orders, lengths, wq, before, listed):  # pragma: no cover
+    u = orders.shape[0]
+    k_comp = wq.shape[1]
+    for i in range(u):
+        t = lengths[i]
+        for j in range(t):
+            a = orders[i, j]
+            for k in range(k_comp):
+                listed[a, k] += wq[i, k]
+            for jj in range(j + 1, t):
+                b = orders[i, jj]
+                for k in range(k_comp):
+                    before[a, b, k] += wq[i, k]
+
+
+def order_counts(orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndarray) -> np.ndarray:
+    """``(A.T @ wq).T`` reshaped (K, m, m) for :func:`pair_indicators` ``A``, from the
+    orderings: the weighted pairwise counts ``C_k[u, v] = sum_i wq[i, k] [u above v in i]``.
+
+    Only the pairs of listed items are visited (t(t-1)/2 for a list of length t): for a top
+    list, "u above v" is "u listed" minus "v listed before u", so
+    ``C_k[u, v] = L_k[u] - B_k[v, u]`` off the diagonal, with ``L_k[u]`` the weight of the
+    lists holding u and ``B_k`` the counts among listed items (the subset counts). O(u K t^2)
+    instead of O(u K m^2), and no (u, m^2) matrix.
+    """
+    m = orders.shape[1]
+    k_comp = wq.shape[1]
+    before = np.zeros((m, m, k_comp))
+    listed = np.zeros((m, k_comp))
+    _order_counts(
+        orders,
+        np.ascontiguousarray(lengths, dtype=np.int64),
+        np.ascontiguousarray(wq, dtype=np.float64),
+        before,
+        listed,
+    )
+    counts = np.ascontiguousarray(before.transpose(2, 0, 1))
+    if top:
+        counts = listed.T[:, :, None] - counts.transpose(0, 2, 1)
+        counts[:, np.arange(m), np.arange(m)] = 0.0
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _responsibilities(loglik, log_weights, resp, row_ll):  # pragma: no cover
+    u, k_comp = loglik.shape
+    for i in range(u):
+        mx = -np.inf
+        for k in range(k_comp):
+            x = loglik[i, k] + log_weights[k]
+            resp[i, k] = x
+            if x > mx:
+                mx = x
+        acc = 0.0
+        for k in range(k_comp):
+            e = np.exp(resp[i, k] - mx)
+            resp[i, k] = e
+            acc += e
+        row_ll[i] = mx + np.log(acc)
+        for k in range(k_comp):
+            resp[i, k] /= acc
+
+
+def responsibilities(loglik: np.ndarray, log_weights: np.ndarray) -> tuple:
+    """The E-step in one compiled pass: ``(resp, row_ll)`` of the joint
+    ``loglik + log_weights`` (u, K): ``row_ll = logsumexp_k(joint)`` (with the row maximum
+    taken out) and ``resp = softmax_k(joint)`` (one exponential per entry). The numpy expression needs five
+    temporaries of shape (u, K).
+
+    Complexity: O(u K) time.
+    """
+    loglik = np.ascontiguousarray(loglik, dtype=np.float64)
+    resp = np.empty_like(loglik)
+    row_ll = np.empty(loglik.shape[0])
+    _responsibilities(loglik, np.ascontiguousarray(log_weights, dtype=np.float64), resp, row_ll)
+    return resp, row_ll

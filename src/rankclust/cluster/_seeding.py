@@ -31,7 +31,7 @@ import numpy as np
 
 from rankclust._dask import EagerExecutor, take_rows, weighted_choice
 from rankclust._param_validation import check_n_clusters
-from rankclust.cluster._mixture_kernels import discordance_matrix
+from rankclust.cluster._mixture_kernels import discordance_matrix, order_statistics
 from rankclust.distances import kendall_distances
 
 __all__ = [
@@ -186,6 +186,10 @@ def seed_weights(data: Any) -> np.ndarray:
 
 def seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
     """Kendall's statistic of every ranking of the block to one complete ranking."""
+    orders = getattr(data, "orders", None)
+    if orders is not None:  # compiled from the orderings (the mixtures' blocks, no ties)
+        centers = np.asarray(center)[None, :]
+        return order_statistics(orders, data.R.lengths, data.R.kind == "top", centers)[:, 0]
     pairs = getattr(data, "pairs", None)
     if pairs is not None:  # the Mallows statistic: one product with the pair indicators
         return pairs @ discordance_matrix(np.asarray(center)[None, :])[:, 0]
@@ -198,6 +202,8 @@ def _weighted(data: Any, nearest: np.ndarray) -> np.ndarray:
 
 def _candidate_distances(data: Any, nearest: np.ndarray, cands: np.ndarray) -> np.ndarray:
     """(u_b, n_cand): the distance to the nearest seed if each candidate were added."""
+    if getattr(data, "orders", None) is not None:
+        return np.stack([np.minimum(nearest, seed_distances(data, c)) for c in cands], axis=1)
     return np.stack([np.minimum(nearest, kendall_distances(data.R, c)) for c in cands], axis=1)
 
 

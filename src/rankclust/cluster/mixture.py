@@ -79,7 +79,11 @@ from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
+    order_counts,
+    order_statistics,
     pair_indicators,
+    responsibilities,
+    row_orders,
     solve_thetas,
 )
 from rankclust.cluster._seeding import (
@@ -100,8 +104,7 @@ from rankclust.models.mallows import THETA_MAX
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
-    mm_denominators,
-    mm_wins,
+    mm_sums,
     mm_worths,
     stage_pass,
 )
@@ -191,13 +194,6 @@ class _Blocks:
     n_items: int
     kind: str
     ties: bool = False  # some ranking has tied items (in memory only; see _accepts_ties)
-
-
-def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
-    """``log sum_k exp(x[i, k])`` per row (rows with a finite entry; plain numpy, fast)."""
-    mx = x.max(axis=1)
-    with np.errstate(divide="ignore", under="ignore"):
-        return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
 
 
 #: Largest SQUAREM step length |alpha| (the likelihood check guards every step; the cap
@@ -655,9 +651,8 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
     def _block_e_step(self, data: Any, params: dict, log_weights: np.ndarray) -> _BlockState:
         """Responsibilities and row log-likelihoods of one block (log space)."""
         loglik, cache = self._loglik_and_cache(data, params)
-        joint = loglik + log_weights[None, :]
-        row_ll = _logsumexp_rows(joint)
-        return _BlockState(resp=np.exp(joint - row_ll[:, None]), row_ll=row_ll, cache=cache)
+        resp, row_ll = responsibilities(loglik, log_weights)
+        return _BlockState(resp=resp, row_ll=row_ll, cache=cache)
 
     def _e_step(self, blocks: _Blocks, params: dict, weights: np.ndarray) -> tuple:
         """(states, penalised total log-likelihood, total log-likelihood, nk)."""
@@ -1193,6 +1188,9 @@ class _MallowsData:
     # rankings with ties: (u, m + 1) coefficients of log psi_b in the row's log-likelihood
     # (its buckets minus its normaliser, see _tied_coefficients); None without ties
     tie_coef: np.ndarray | None = None
+    # (u, m) items by position when no row has ties: the E/M statistics are then computed
+    # from the orderings (O(u K t^2) compiled) instead of products with ``pairs``
+    orders: np.ndarray | None = None
 
 
 def _tied_coefficients(Ru: Rankings) -> np.ndarray:
@@ -1362,11 +1360,10 @@ class MallowsMixture(_RankingMixture):
     variance of the statistic). No sum over ``m!`` rankings appears anywhere.
 
     Complexity: O(n m log m) to merge identical rankings, then per iteration
-    O(u m^2 K) time for u distinct rankings (two matrix products) plus the centre steps
-    (O(2^m m K) exact, O(m^2 K) per local-search sweep) and O(K m) per Newton step;
-    O(u m^2 + u K) memory (above 2^24 entries the per-row pair matrix is not stored and the
-    statistic is recomputed per component in O(u m^2)). Times the iterations of all starts
-    (``init_iter`` per start, plus the continued runs).
+    O(u t^2 K) time for u distinct rankings of length t (statistics and pair counts
+    compiled from the orderings) plus the centre steps (O(2^m m K) exact, O(m^2 K) per
+    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Times the
+    iterations of all starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -1438,7 +1435,10 @@ class MallowsMixture(_RankingMixture):
     # ---------------------------------------------------------------- model pieces
     def _prepare(self, Ru: Rankings) -> _MallowsData:
         u, m = Ru.shape
-        pairs = pair_indicators(Ru.ranks, Ru.kind) if u * m * m <= _PAIR_MATRIX_MAX else None
+        orders = row_orders(Ru.ranks, Ru.lengths)
+        pairs = None
+        if orders is None and u * m * m <= _PAIR_MATRIX_MAX:
+            pairs = pair_indicators(Ru.ranks, Ru.kind)
         return _MallowsData(
             R=Ru,
             ranks=Ru.ranks,
@@ -1447,6 +1447,7 @@ class MallowsMixture(_RankingMixture):
             kind=Ru.kind,
             pairs=pairs,
             tie_coef=_tied_coefficients(Ru) if Ru.has_ties.any() else None,
+            orders=orders,
         )
 
     def _n_free(self, m: int) -> float:
@@ -1474,6 +1475,8 @@ class MallowsMixture(_RankingMixture):
 
     def _statistics(self, data: _MallowsData, centers: np.ndarray) -> np.ndarray:
         """Discordant pairs of every distinct ranking with every centre, shape (u, K)."""
+        if data.orders is not None:
+            return order_statistics(data.orders, data.lengths, data.kind == "top", centers)
         if data.pairs is not None:
             return data.pairs @ discordance_matrix(centers)
         return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
@@ -1502,7 +1505,9 @@ class MallowsMixture(_RankingMixture):
         resp = state.resp
         k_comp = resp.shape[1]
         wq = data.w[:, None] * resp
-        if data.pairs is not None:
+        if data.orders is not None:
+            counts = order_counts(data.orders, data.lengths, data.kind == "top", wq)
+        elif data.pairs is not None:
             counts = (data.pairs.T @ wq).T.reshape(k_comp, m, m)
         else:
             counts = data.R.pairwise_counts(weights=resp)
@@ -1585,6 +1590,7 @@ class _PLData:
     w: np.ndarray
     stages: Any  # Plackett-Luce choice stages (None for rankings with ties)
     tie_stages: Any = None  # Davidson-Luce stages of rankings with ties (else None)
+    orders: np.ndarray | None = None  # items by position (no ties): the seeding's distances
 
 
 #: Box of the log-worths and log tie strengths of a Davidson-Luce component (worth ratios up
@@ -1771,7 +1777,13 @@ class PlackettLuceMixture(_RankingMixture):
             dl.check_tie_order(ties.max_tie)
             return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=None, tie_stages=ties)
         stages = choice_stages(Ru, compress=False)
-        return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=stages)
+        return _PLData(
+            R=Ru,
+            ranks=Ru.ranks,
+            w=Ru.weights,
+            stages=stages,
+            orders=row_orders(Ru.ranks, Ru.lengths),
+        )
 
     def _check_data(self, blocks: _Blocks) -> None:
         # with ties the Davidson-Luce fit of a component reports a missing estimate itself
@@ -1853,7 +1865,7 @@ class PlackettLuceMixture(_RankingMixture):
         exposure = state.cache if use_cache else stage_pass(data.stages, np.log(worths))[1]
         # a floor keeps every item's wins positive, so no worth collapses to exactly 0
         row_w = data.w[:, None] * np.maximum(state.resp, 1e-300)
-        return mm_wins(data.stages, row_w), mm_denominators(data.stages, row_w, exposure)
+        return mm_sums(data.stages, row_w, exposure)
 
     def _tied_loglik(self, data: _PLData, params: dict) -> np.ndarray:
         """(u, K) Davidson-Luce log-likelihoods (a mixture fitted with ties, or tied input)."""

@@ -65,6 +65,7 @@ __all__ = [
     "fit_scores",
     "loglik_rows",
     "mm_denominators",
+    "mm_sums",
     "mm_wins",
     "mm_worths",
     "stage_pass",
@@ -208,6 +209,46 @@ def _as_stages(R: Any) -> ChoiceStages:
 # --------------------------------------------------------------------------------------------
 # likelihood
 # --------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _stage_row_log(order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc):
+    """Row ``i``, component ``k`` of :func:`_stage_pass` in log space (any finite scores).
+
+    The stage totals ``S_is`` are accumulated from the end with a running maximum, so no
+    worth overflows or underflows; ``s_max``, ``s_acc`` (m,) are scratch.
+    """
+    m = order.shape[1]
+    mx = -np.inf
+    acc = 0.0
+    for t in range(m - 1, -1, -1):
+        if in_set[i, t]:
+            z = scores[k, order[i, t]]
+            if z > mx:
+                acc = acc * np.exp(mx - z) + 1.0
+                mx = z
+            elif z > -np.inf:
+                acc += np.exp(z - mx)
+        s_max[t] = mx
+        s_acc[t] = acc
+    ll = 0.0
+    expo = 0.0
+    for t in range(m):
+        if active[i, t]:
+            log_s = s_max[t] + np.log(s_acc[t])
+            ll += scores[k, order[i, t]] - log_s
+            if with_expo:
+                expo += np.exp(-log_s)
+        if with_expo:
+            exposure[i, k, t] = expo if in_set[i, t] else 0.0
+    loglik[i, k] = ll
+
+
+# stage totals (and their running product) in this range are computed in worth space with
+# no loss of precision (a product of two stays a normal float); a row with a total outside
+# it (extreme or infinite scores) is redone in log space
+_WORTH_SPACE_MIN = 1e-150
+_WORTH_SPACE_MAX = 1e150
+
+
 def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # pragma: no cover
     """Plackett-Luce log-likelihood and MM exposures of every row under K score vectors.
 
@@ -215,8 +256,7 @@ def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # 
     :data:`_nb_stage_pass`; the pure-Python reference lives in the tests). ``order``,
     ``in_set``, ``active`` (u, m) are the arrays of a :class:`ChoiceStages`; ``scores``
     (K, m) are log-worths. For row ``i`` and component ``k``, ``S_is`` is the worth still in
-    the choice set at stage ``s`` (items ``order[i, t]``, ``t >= s``, with ``in_set``),
-    accumulated in log space from the end with a running maximum, so any finite scores work.
+    the choice set at stage ``s`` (items ``order[i, t]``, ``t >= s``, with ``in_set``).
     Writes
 
     * ``loglik[i, k] = sum over active stages s of (z[order[i, s]] - log S_is)``;
@@ -224,40 +264,75 @@ def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # 
       positions ``t`` in the choice sets (0 elsewhere), the coefficient of item
       ``order[i, t]`` in Hunter's MM denominator (in the units of ``exp(scores)``).
 
+    The totals are summed in worth space (``exp(scores)``, one exponential per item, not
+    per stage) and the logarithm is taken of their running product (one per row unless the
+    product leaves ``[1e-150, 1e150]``): several times faster than log space, and exact to
+    rounding while every total is in ``[1e-150, 1e150]`` (the mixtures' mean-one worths are
+    at most m). A row with a total outside that range, or a non-finite one, is redone in
+    log space (:func:`_stage_row_log`, the pass of earlier versions), so any scores work
+    (``-inf`` is a worth of 0).
+
     One pass, O(u K m) time.
     """
+    u, m = order.shape
+    n_comp = scores.shape[0]
+    worths = np.exp(scores)
+    s_tot = np.empty(m)
+    s_max = np.empty(m)
+    s_acc = np.empty(m)
+    for i in range(u):
+        for k in range(n_comp):
+            acc = 0.0
+            for t in range(m - 1, -1, -1):
+                if in_set[i, t]:
+                    acc += worths[k, order[i, t]]
+                s_tot[t] = acc
+            ll = 0.0
+            prod = 1.0
+            expo = 0.0
+            safe = True
+            for t in range(m):
+                if active[i, t]:
+                    s = s_tot[t]
+                    if not (_WORTH_SPACE_MIN <= s <= _WORTH_SPACE_MAX):
+                        safe = False
+                        break
+                    ll += scores[k, order[i, t]]
+                    prod *= s
+                    if not (_WORTH_SPACE_MIN <= prod <= _WORTH_SPACE_MAX):
+                        ll -= np.log(prod)
+                        prod = 1.0
+                    if with_expo:
+                        expo += 1.0 / s
+                if with_expo:
+                    exposure[i, k, t] = expo if in_set[i, t] else 0.0
+            if safe:
+                loglik[i, k] = ll - np.log(prod)
+            else:
+                _stage_row_log(
+                    order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc
+                )
+
+
+def _stage_pass_log(
+    order, in_set, active, scores, with_expo, loglik, exposure
+):  # pragma: no cover
+    """:func:`_stage_pass` wholly in log space (the kernel of earlier versions: every stage
+    total by a running log-sum-exp); the reference of the worth-space pass in the tests and
+    benchmarks."""
     u, m = order.shape
     n_comp = scores.shape[0]
     s_max = np.empty(m)
     s_acc = np.empty(m)
     for k in range(n_comp):
         for i in range(u):
-            mx = -np.inf
-            acc = 0.0
-            for t in range(m - 1, -1, -1):
-                if in_set[i, t]:
-                    z = scores[k, order[i, t]]
-                    if z > mx:
-                        acc = acc * np.exp(mx - z) + 1.0
-                        mx = z
-                    elif z > -np.inf:
-                        acc += np.exp(z - mx)
-                s_max[t] = mx
-                s_acc[t] = acc
-            ll = 0.0
-            expo = 0.0
-            for t in range(m):
-                if active[i, t]:
-                    log_s = s_max[t] + np.log(s_acc[t])
-                    ll += scores[k, order[i, t]] - log_s
-                    if with_expo:
-                        expo += np.exp(-log_s)
-                if with_expo:
-                    exposure[i, k, t] = expo if in_set[i, t] else 0.0
-            loglik[i, k] = ll
+            _stage_row_log(
+                order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc
+            )
 
 
 _nb_stage_pass = numba.njit(_stage_pass, cache=True, nogil=True)
+_nb_stage_pass_log = numba.njit(_stage_pass_log, cache=True, nogil=True)
 
 
 def stage_pass(
@@ -358,6 +433,59 @@ def loglik_rows(R: Rankings | ChoiceStages, scores: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # fitting
 # --------------------------------------------------------------------------------------------
+def _mm_sums(order, in_set, active, row_w, exposure, wins, denoms):  # pragma: no cover
+    """Add Hunter's MM sums of every row to ``wins`` and ``denoms`` (K, m), in place.
+
+    ``wins[k, c] += row_w[i, k]`` for the item ``c`` chosen at each active stage of row i;
+    ``denoms[k, c] += row_w[i, k] * exposure[i, k, t]`` for the item ``c = order[i, t]`` at
+    each position ``t`` (skipped when ``exposure`` is empty). Rows in order, then positions:
+    the order of the sums of ``np.bincount`` over the flattened rows, so the sums are the
+    same to the last bit. One pass, O(u K m) time.
+    """
+    u, m = order.shape
+    n_comp = row_w.shape[1]
+    with_denoms = exposure.shape[0] > 0
+    for i in range(u):
+        for k in range(n_comp):
+            w = row_w[i, k]
+            for t in range(m):
+                c = order[i, t]
+                if active[i, t]:
+                    wins[k, c] += w
+                if with_denoms:
+                    denoms[k, c] += w * exposure[i, k, t]
+
+
+_nb_mm_sums = numba.njit(_mm_sums, cache=True, nogil=True)
+
+
+def mm_sums(
+    stages: ChoiceStages, row_w: np.ndarray, exposure: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hunter's MM sums ``(wins, denoms)``, each (K, m): :func:`mm_wins` and
+    :func:`mm_denominators` in one compiled pass (``denoms`` is zero when ``exposure`` is
+    None). A sum over rows, so chunks of rows can be summed.
+
+    Complexity: O(u K m) time.
+    """
+    order = np.ascontiguousarray(stages.order, dtype=np.int64)
+    row_w = np.ascontiguousarray(row_w, dtype=np.float64)
+    k_comp = row_w.shape[1]
+    wins = np.zeros((k_comp, stages.n_items))
+    denoms = np.zeros((k_comp, stages.n_items))
+    expo = np.zeros((0, 0, 0)) if exposure is None else np.ascontiguousarray(exposure)
+    _nb_mm_sums(
+        order,
+        np.ascontiguousarray(stages.in_set),
+        np.ascontiguousarray(stages.active),
+        row_w,
+        expo,
+        wins,
+        denoms,
+    )
+    return wins, denoms
+
+
 def mm_wins(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
     """Weighted number of stages each item wins, per component, shape (K, m).
 
@@ -367,12 +495,7 @@ def mm_wins(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
 
     Complexity: O(u K m) time.
     """
-    m = stages.n_items
-    chosen = stages.order[stages.active]
-    rows = np.nonzero(stages.active)[0]
-    return np.stack(
-        [np.bincount(chosen, weights=row_w[rows, k], minlength=m) for k in range(row_w.shape[1])]
-    )
+    return mm_sums(stages, row_w, None)[0]
 
 
 def mm_denominators(stages: ChoiceStages, row_w: np.ndarray, exposure: np.ndarray) -> np.ndarray:
@@ -384,16 +507,7 @@ def mm_denominators(stages: ChoiceStages, row_w: np.ndarray, exposure: np.ndarra
 
     Complexity: O(u K m) time.
     """
-    m = stages.n_items
-    flat_order = stages.order.ravel()
-    return np.stack(
-        [
-            np.bincount(
-                flat_order, weights=(row_w[:, k, None] * exposure[:, k, :]).ravel(), minlength=m
-            )
-            for k in range(row_w.shape[1])
-        ]
-    )
+    return mm_sums(stages, row_w, exposure)[1]
 
 
 def mm_worths(wins: np.ndarray, denoms: np.ndarray, alpha: float) -> np.ndarray:
