@@ -1,0 +1,18 @@
+"""Pairwise comparisons as first-class data: sparse storage and Bradley-Terry fits.
+
+* :class:`Comparisons` -- (winner, loser[, assessor][, count][, tie]) rows, O(comparisons)
+  memory; :meth:`Comparisons.from_rankings` breaks rankings into pairs and
+  :meth:`Comparisons.closure` closes each assessor's pairs into a partial order
+  (:class:`PairwiseClosure`, intransitive assessors reported with their cycles).
+* :class:`BradleyTerry` -- Bradley-Terry (and Davidson ties) fitted by Newton's method with a
+  sparse Hessian and conjugate gradients: O(comparisons) memory per iteration.
+
+Readers: :func:`rankclust.io.read_pairs_csv`, :func:`rankclust.io.read_bayesmallows_pairs`,
+:func:`rankclust.io.read_preflib_pairs`.
+"""
+
+from rankclust.pairwise._bradley_terry import BradleyTerry
+from rankclust.pairwise._comparisons import Comparisons
+from rankclust.pairwise._conversions import PairwiseClosure
+
+__all__ = ["BradleyTerry", "Comparisons", "PairwiseClosure"]
