@@ -121,7 +121,9 @@ class _Pairs:
         )
         if hil is not None:
             vl = v[m]
-            out[:m] += np.bincount(i, hil * vl, minlength=m) + np.bincount(j, hjl * vl, minlength=m)
+            out[:m] += np.bincount(i, hil * vl, minlength=m) + np.bincount(
+                j, hjl * vl, minlength=m
+            )
             out[m] = hil @ vi + hjl @ vj + hll.sum() * vl
         return out
 
@@ -340,7 +342,7 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
         rows = np.concatenate([P.j[won], P.i[lost]])
         cols = np.concatenate([P.i[won], P.j[lost]])
         G = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(P.m, P.m)).tocsr()
-        k, labels = connected_components(G, directed=True, connection="strong")
+        k, _ = connected_components(G, directed=True, connection="strong")
         if k > 1:
             raise ValueError(
                 f"the maximum-likelihood estimate does not exist: the items fall into {k} "
@@ -391,9 +393,9 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
                     break
                 t *= 0.5
             x, f_old, f = x_new, f, f_new
-            if 0.5 * gain <= self.tol * max(abs(f), 1.0) or abs(f - f_old) <= self.tol * 1e-3 * max(
-                abs(f), 1.0
-            ):
+            if 0.5 * gain <= self.tol * max(abs(f), 1.0) or abs(
+                f - f_old
+            ) <= self.tol * 1e-3 * max(abs(f), 1.0):
                 return x, it, True
         return x, self.max_iter, False
 

@@ -49,6 +49,74 @@ def _names(names: Sequence[Any] | None, size: int, what: str) -> tuple[str, ...]
     return out
 
 
+def _check_items(w: np.ndarray, lo: np.ndarray, n_items: Any, items: Any, lim: InputLimits) -> int:
+    n = w.shape[0]
+    if n_items is None:
+        n_items = (
+            len(items) if items is not None else (int(max(w.max(), lo.max())) + 1 if n else 0)
+        )
+    if isinstance(n_items, bool) or int(n_items) != n_items or n_items < 0:
+        raise ValueError(f"n_items must be a non-negative integer, got {n_items!r}")
+    n_items = int(n_items)
+    if n_items > lim.max_items:
+        raise ValueError(
+            f"{n_items} items exceed max_items={lim.max_items}; "
+            + InputLimits.how_to_raise("max_items")
+        )
+    for name, arr in (("winner", w), ("loser", lo)):
+        bad = np.flatnonzero((arr < 0) | (arr >= n_items))
+        if bad.size:
+            k = int(bad[0])
+            raise ValueError(f"row {k}: {name} {arr[k]} is not an item index in [0, {n_items})")
+    same = np.flatnonzero(w == lo)
+    if same.size:
+        k = int(same[0])
+        raise ValueError(f"row {k}: item {w[k]} is compared with itself")
+    return n_items
+
+
+def _check_assessor(assessor: Any, assessors: Any, n: int) -> tuple[np.ndarray, int]:
+    if assessor is None:
+        if assessors is not None and len(assessors):
+            raise ValueError("assessors names given without an assessor array")
+        return np.full(n, -1, dtype=np.int64), 0
+    a = _int_array(assessor, "assessor", n)
+    if n and a.min() < 0:
+        k = int(np.flatnonzero(a < 0)[0])
+        raise ValueError(f"row {k}: assessor {a[k]} is negative")
+    n_assessors = len(assessors) if assessors is not None else (int(a.max()) + 1 if n else 0)
+    if n and a.max() >= n_assessors:
+        k = int(np.flatnonzero(a >= n_assessors)[0])
+        raise ValueError(f"row {k}: assessor {a[k]} is not in [0, {n_assessors})")
+    return a, n_assessors
+
+
+def _check_count(count: Any, n: int) -> np.ndarray:
+    if count is None:
+        return np.ones(n)
+    c = np.asarray(count, dtype=np.float64)
+    if c.shape != (n,):
+        raise ValueError(f"count has shape {c.shape}, expected ({n},)")
+    bad = np.flatnonzero(~np.isfinite(c) | (c <= 0))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"row {k}: count {c[k]!r} is not a positive finite number")
+    return c
+
+
+def _check_tie(tie: Any, n: int) -> np.ndarray:
+    if tie is None:
+        return np.zeros(n, dtype=bool)
+    t = np.asarray(tie)
+    if t.shape != (n,):
+        raise ValueError(f"tie has shape {t.shape}, expected ({n},)")
+    if t.dtype != bool:
+        if not np.isin(t, (0, 1)).all():
+            raise ValueError("tie must hold booleans (or 0/1)")
+        t = t.astype(bool)
+    return t
+
+
 class Comparisons:
     """Pairwise comparisons stored sparsely: (winner, loser[, assessor][, count][, tie]).
 
@@ -135,59 +203,10 @@ class Comparisons:
                 + InputLimits.how_to_raise("max_rows")
             )
         lo = _int_array(loser, "loser", n)
-        if n_items is None:
-            n_items = len(items) if items is not None else (int(max(w.max(), lo.max())) + 1 if n else 0)
-        if isinstance(n_items, bool) or int(n_items) != n_items or n_items < 0:
-            raise ValueError(f"n_items must be a non-negative integer, got {n_items!r}")
-        n_items = int(n_items)
-        if n_items > lim.max_items:
-            raise ValueError(
-                f"{n_items} items exceed max_items={lim.max_items}; "
-                + InputLimits.how_to_raise("max_items")
-            )
-        for name, arr in (("winner", w), ("loser", lo)):
-            bad = np.flatnonzero((arr < 0) | (arr >= n_items))
-            if bad.size:
-                k = int(bad[0])
-                raise ValueError(f"row {k}: {name} {arr[k]} is not an item index in [0, {n_items})")
-        same = np.flatnonzero(w == lo)
-        if same.size:
-            k = int(same[0])
-            raise ValueError(f"row {k}: item {w[k]} is compared with itself")
-        if assessor is None:
-            a = np.full(n, -1, dtype=np.int64)
-            n_assessors = 0 if assessors is None else len(assessors)
-            if n_assessors:
-                raise ValueError("assessors names given without an assessor array")
-        else:
-            a = _int_array(assessor, "assessor", n)
-            if n and a.min() < 0:
-                k = int(np.flatnonzero(a < 0)[0])
-                raise ValueError(f"row {k}: assessor {a[k]} is negative")
-            n_assessors = len(assessors) if assessors is not None else (int(a.max()) + 1 if n else 0)
-            if n and a.max() >= n_assessors:
-                k = int(np.flatnonzero(a >= n_assessors)[0])
-                raise ValueError(f"row {k}: assessor {a[k]} is not in [0, {n_assessors})")
-        if count is None:
-            c = np.ones(n)
-        else:
-            c = np.asarray(count, dtype=np.float64)
-            if c.shape != (n,):
-                raise ValueError(f"count has shape {c.shape}, expected ({n},)")
-            bad = np.flatnonzero(~np.isfinite(c) | (c <= 0))
-            if bad.size:
-                k = int(bad[0])
-                raise ValueError(f"row {k}: count {c[k]!r} is not a positive finite number")
-        if tie is None:
-            t = np.zeros(n, dtype=bool)
-        else:
-            t = np.asarray(tie)
-            if t.shape != (n,):
-                raise ValueError(f"tie has shape {t.shape}, expected ({n},)")
-            if t.dtype != bool:
-                if not np.isin(t, (0, 1)).all():
-                    raise ValueError("tie must hold booleans (or 0/1)")
-                t = t.astype(bool)
+        n_items = _check_items(w, lo, n_items, items, lim)
+        a, n_assessors = _check_assessor(assessor, assessors, n)
+        c = _check_count(count, n)
+        t = _check_tie(tie, n)
         self.winner = w
         self.loser = lo
         self.assessor = a
