@@ -7,8 +7,7 @@
 * :class:`BradleyTerry` -- Bradley-Terry (and Davidson ties) fitted by Newton's method with a
   sparse Hessian and conjugate gradients: O(comparisons) memory per iteration.
 
-Readers: :func:`rankclust.io.read_pairs_csv`, :func:`rankclust.io.read_bayesmallows_pairs`,
-:func:`rankclust.io.read_preflib_pairs`.
+Readers: :func:`rankclust.io.read_pairs_csv` and :func:`rankclust.io.read_bayesmallows_pairs`.
 """
 
 from rankclust.pairwise._bradley_terry import BradleyTerry
