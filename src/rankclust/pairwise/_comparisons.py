@@ -30,7 +30,7 @@ def _int_array(values: Any, name: str, n: int | None) -> np.ndarray:
     if arr.size and arr.dtype.kind == "f":
         if not np.isfinite(arr).all() or (arr != np.round(arr)).any():
             bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-            raise ValueError(f"{name}[{bad}] = {arr[bad]!r} is not an integer")
+            raise ValueError(f"{name}[{bad}] = {float(arr[bad])} is not an integer")
     elif arr.size and arr.dtype.kind not in "iu":
         raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr.astype(np.int64, copy=False)
@@ -100,7 +100,7 @@ def _check_count(count: Any, n: int) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(c) | (c <= 0))
     if bad.size:
         k = int(bad[0])
-        raise ValueError(f"row {k}: count {c[k]!r} is not a positive finite number")
+        raise ValueError(f"row {k}: count {float(c[k])} is not a positive finite number")
     return c
 
 
