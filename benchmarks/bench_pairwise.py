@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -65,6 +67,16 @@ def child(method: str, m: int, n: int, seed: int) -> None:
         data = [tuple(p) for p in pairs.tolist()]
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
+
+    def stop(*_: object) -> None:  # report the peak memory so far of a fit that is too slow
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        out = {"method": method, "prior": prior, "seconds": float("inf"), "rss_mb": rss / 1024}
+        out.update({"rss_fit_mb": (rss - rss0) / 1024, "objective": float("nan")})
+        print(json.dumps(out), flush=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGALRM, stop)
+    signal.alarm(int(TIMEOUT))
     if method in ("rankclust_newton", "rankclust_newton_l2"):
         scores = BradleyTerry(alpha=alpha, prior=prior).fit(C).scores_
     elif method == "rankclust_mm":
@@ -76,6 +88,7 @@ def child(method: str, m: int, n: int, seed: int) -> None:
     else:
         raise SystemExit(f"unknown method {method}")
     secs = time.perf_counter() - t0
+    signal.alarm(0)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
         json.dumps(
@@ -91,7 +104,8 @@ def child(method: str, m: int, n: int, seed: int) -> None:
     )
 
 
-#: A peer fit still running after this many seconds is stopped and reported as "> TIMEOUT".
+#: A fit still running after this many seconds is stopped and reported as "> TIMEOUT" (with
+#: its peak memory so far).
 TIMEOUT = 420.0
 
 
@@ -102,7 +116,7 @@ def run(method: str, m: int, n: int, seed: int = 0) -> dict:
             capture_output=True,
             text=True,
             check=True,
-            timeout=TIMEOUT,
+            timeout=TIMEOUT + 60,
         )
     except subprocess.TimeoutExpired:
         return {
@@ -184,12 +198,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="600 items, 10,000 comparisons")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--only", help="run one method on the GIFGIF instance and print its JSON")
     args = ap.parse_args()
     if args.child:
         method, m, n, seed = args.child
         child(method, int(m), int(n), int(seed))
         return
     m, n = (600, 10_000) if args.quick else GIFGIF
+    if args.only:
+        print(json.dumps(run(args.only, m, n)))
+        return
     gifgif(m, n, args.repeat)
     if not args.skip_scaling:
         scaling(args.repeat)

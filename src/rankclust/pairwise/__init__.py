@@ -1,6 +1,6 @@
 """Pairwise comparisons as first-class data: sparse storage and Bradley-Terry fits.
 
-* :class:`Comparisons` -- (winner, loser[, assessor][, count][, tie]) rows, O(comparisons)
+* :class:`Comparisons` -- rows of (winner, loser, optional assessor, count and tie), O(comparisons)
   memory; :meth:`Comparisons.from_rankings` breaks rankings into pairs and
   :meth:`Comparisons.closure` closes each assessor's pairs into a partial order
   (:class:`PairwiseClosure`, intransitive assessors reported with their cycles).

@@ -243,12 +243,14 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from rankclust.pairwise import BradleyTerry, Comparisons
+    Item 1 beat item 2 and split its games with item 0; item 0 split with both:
+
     >>> C = Comparisons.from_arrays([0, 0, 1, 1, 2], [1, 2, 2, 0, 0])
     >>> bt = BradleyTerry().fit(C)
     >>> bt.scores_.round(3)
-    array([ 0.462,  0.   , -0.462])
-    >>> bt.predict_proba([[0, 2]])[:, 0].round(3)
-    array([0.716])
+    array([ 0.   ,  0.528, -0.528])
+    >>> bt.predict_proba([[1, 2]])[:, 0].round(3)
+    array([0.742])
     """
 
     _parameter_constraints: ClassVar[dict] = {

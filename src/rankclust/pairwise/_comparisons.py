@@ -118,7 +118,7 @@ def _check_tie(tie: Any, n: int) -> np.ndarray:
 
 
 class Comparisons:
-    """Pairwise comparisons stored sparsely: (winner, loser[, assessor][, count][, tie]).
+    """Pairwise comparisons stored sparsely: (winner, loser, optional assessor, count, tie).
 
     Build with :meth:`from_arrays` or :meth:`from_rankings`; turn an assessor's comparisons
     back into a (partial) ranking with :meth:`closure` / :meth:`to_rankings`.
