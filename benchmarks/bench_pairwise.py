@@ -112,7 +112,17 @@ TIMEOUT = 420.0
 def run(method: str, m: int, n: int, seed: int = 0) -> dict:
     try:
         out = subprocess.run(
-            [sys.executable, __file__, "--child", method, str(m), str(n), str(seed)],
+            [
+                sys.executable,
+                __file__,
+                "--timeout",
+                str(TIMEOUT),
+                "--child",
+                method,
+                str(m),
+                str(n),
+                str(seed),
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -193,13 +203,16 @@ def scaling(repeat: int) -> None:
 
 
 def main() -> None:
+    global TIMEOUT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--child", nargs=4, metavar=("METHOD", "M", "N", "SEED"))
     ap.add_argument("--quick", action="store_true", help="600 items, 10,000 comparisons")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--only", help="run one method on the GIFGIF instance and print its JSON")
+    ap.add_argument("--timeout", type=float, default=TIMEOUT, help="stop a fit after (s)")
     args = ap.parse_args()
+    TIMEOUT = args.timeout
     if args.child:
         method, m, n, seed = args.child
         child(method, int(m), int(n), int(seed))
