@@ -209,6 +209,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="600 items, 10,000 comparisons")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--scaling-only", action="store_true")
     ap.add_argument("--only", help="run one method on the GIFGIF instance and print its JSON")
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="stop a fit after (s)")
     args = ap.parse_args()
@@ -218,6 +219,9 @@ def main() -> None:
         child(method, int(m), int(n), int(seed))
         return
     m, n = (600, 10_000) if args.quick else GIFGIF
+    if args.scaling_only:
+        scaling(args.repeat)
+        return
     if args.only:
         print(json.dumps(run(args.only, m, n)))
         return

@@ -6,7 +6,6 @@ import gzip
 import io
 import itertools
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ from rankclust.io import (
 )
 from rankclust.pairwise import BradleyTerry
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "bayesmallows_misc"
 
 
 def test_read_pairs_csv_all_columns(tmp_path):
@@ -102,8 +100,8 @@ def test_bayesmallows_layout_top_item_wins():
         read_bayesmallows_pairs(io.StringIO("bottom_item,top_item\n1,2\n"))
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="the shared data folder is absent")
-def test_beach_and_sounds_read_and_close():
+def test_beach_and_sounds_read_and_close(shared_data):
+    DATA = shared_data / "bayesmallows_misc"
     beach = read_bayesmallows_pairs(DATA / "beach_preferences.csv")
     assert (beach.n_comparisons, beach.n_items, beach.n_assessors) == (1442, 15, 60)
     cl = beach.closure()
