@@ -19,7 +19,6 @@ from rankclust.io import (
 from rankclust.pairwise import BradleyTerry
 
 
-
 def test_read_pairs_csv_all_columns(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text(
