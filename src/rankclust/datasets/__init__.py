@@ -35,7 +35,11 @@ from rankclust.datasets._fetchers import (
     fetch_rankcluster,
     fetch_sushi,
 )
-from rankclust.datasets.generators import make_mallows_mixture, make_plackett_luce_mixture
+from rankclust.datasets.generators import (
+    make_bradley_terry_comparisons,
+    make_mallows_mixture,
+    make_plackett_luce_mixture,
+)
 from rankclust.supervised.generators import (
     add_swap_noise,
     delete_labels,
@@ -63,6 +67,7 @@ __all__ = [
     "fetch_sushi",
     "get_data_home",
     "load_label_ranking",
+    "make_bradley_terry_comparisons",
     "make_checker",
     "make_circle",
     "make_heterogeneous_rankings",

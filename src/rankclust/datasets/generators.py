@@ -24,7 +24,7 @@ from rankclust.models.mallows import Mallows
 from rankclust.models.plackett_luce import PlackettLuce
 from rankclust.rankings import KINDS, Rankings
 
-__all__ = ["make_mallows_mixture", "make_plackett_luce_mixture"]
+__all__ = ["make_bradley_terry_comparisons", "make_mallows_mixture", "make_plackett_luce_mixture"]
 
 
 def _check_rng(random_state: Any, owner: str) -> np.random.RandomState:
@@ -301,3 +301,55 @@ def make_plackett_luce_mixture(
     return _mixture(
         models, n, m, mix, lengths, kind, rng, return_labels=return_labels, extra=scores_out
     )
+
+
+def make_bradley_terry_comparisons(
+    n_items: int = 6170,
+    n_comparisons: int = 106_877,
+    *,
+    sigma: float = 1.0,
+    random_state: Any = None,
+) -> tuple[Any, np.ndarray]:
+    """Pairwise comparisons from a Bradley-Terry model with log-normal worths.
+
+    The default size is that of the GIFGIF "happiness" data of choix's example notebook
+    (6,170 images, 106,877 comparisons). Each comparison picks two distinct items uniformly at
+    random; the first wins with probability ``v_a / (v_a + v_b)``.
+
+    Parameters
+    ----------
+    n_items : int, default=6170
+    n_comparisons : int, default=106877
+    sigma : float, default=1.0
+        Standard deviation of the log-worths (``log v ~ N(0, sigma^2)``).
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    C : rankclust.pairwise.Comparisons
+        ``n_comparisons`` rows, no assessors, no ties.
+    scores : ndarray of float64, shape (n_items,)
+        The true log-worths, centred.
+
+    Examples
+    --------
+    >>> C, z = make_bradley_terry_comparisons(50, 200, random_state=0)
+    >>> C.n_comparisons, z.shape
+    (200, (50,))
+    """
+    from rankclust.pairwise import Comparisons
+
+    m = _check_count(n_items, "n_items", 2)
+    n = _check_count(n_comparisons, "n_comparisons", 0)
+    if not np.isfinite(sigma) or sigma < 0:
+        raise ValueError(f"sigma must be a non-negative number, got {sigma!r}")
+    rng = _check_rng(random_state, "make_bradley_terry_comparisons")
+    z = rng.normal(0.0, sigma, size=m)
+    z -= z.mean()
+    a = rng.randint(0, m, size=n)
+    b = (a + rng.randint(1, m, size=n)) % m  # a different item, uniformly
+    a_wins = rng.random_sample(n) < 1.0 / (1.0 + np.exp(z[b] - z[a]))
+    winner = np.where(a_wins, a, b)
+    loser = np.where(a_wins, b, a)
+    C = Comparisons(winner, loser, n_items=m, limits={"max_rows": max(n, 1), "max_items": m})
+    return C, z

@@ -19,6 +19,8 @@ With ``strict=False`` it skips such lines instead and reports every one of them 
   :func:`read_rankcluster_csv`, :func:`write_rankcluster_csv`
 * SUSHI -- :func:`read_sushi_order`, :func:`read_sushi_udata`, :func:`read_sushi_idata`
 * MSNBC page-category sequences -- :func:`read_msnbc`
+* pairwise comparisons (CSV, BayesMallows layout) -- :func:`read_pairs_csv`,
+  :func:`read_bayesmallows_pairs` (a :class:`~rankclust.pairwise.Comparisons`)
 
 Every reader checks the sizes it is about to allocate -- bytes read (after gzip
 decompression), rows, items, rows x items -- against :class:`InputLimits` before allocating,
@@ -51,6 +53,7 @@ from rankclust.io.orderings_csv import (
     write_rankcluster_csv,
     write_ranks_csv,
 )
+from rankclust.io.pairs_csv import read_bayesmallows_pairs, read_pairs_csv
 from rankclust.io.preflib import PREFLIB_DATA_TYPES, PreflibMetadata, read_preflib, write_preflib
 from rankclust.io.sushi import (
     SUSHI_ITEM_FEATURES,
@@ -71,12 +74,14 @@ __all__ = [
     "PreflibMetadata",
     "ReadReport",
     "SkippedLine",
+    "read_bayesmallows_pairs",
     "read_item_names",
     "read_label_ranking_csv",
     "read_label_rankings",
     "read_msnbc",
     "read_numeric_csv",
     "read_orderings_csv",
+    "read_pairs_csv",
     "read_preflib",
     "read_rankcluster_csv",
     "read_rankings",
