@@ -194,3 +194,19 @@ def test_standard_errors_refuse_a_huge_dense_inverse(monkeypatch, data):
     with pytest.raises(ValueError, match="dense information would need"):
         bt.standard_errors(C)
     assert bt.standard_errors(C, items=[1]).shape == (1,)
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.ones(5), "sample_weight"),
+        (np.r_[-1.0, np.ones(299)], "sample_weight"),
+        (np.r_[np.nan, np.ones(299)], "sample_weight"),
+    ],
+)
+def test_bad_sample_weight_is_refused_in_one_line(data, weights, message):
+    C, _ = data
+    sub = C.subset(np.arange(300))
+    with pytest.raises(ValueError, match=message) as info:
+        BradleyTerry(alpha=0.1).fit(sub, sample_weight=weights)
+    assert "\n" not in str(info.value)

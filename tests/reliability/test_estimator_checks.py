@@ -197,7 +197,7 @@ _TIES_PASS = (
     "check_sample_weights_pandas_series",
     "check_sample_weights_shape",
 )
-ACCEPTS_TIES = ("Mallows", "PlackettLuce")
+ACCEPTS_TIES = ("Mallows", "PlackettLuce", "MallowsMixture", "PlackettLuceMixture")
 
 
 def _min_clusters(cls: type) -> int | None:

@@ -98,9 +98,8 @@ from rankclust.cluster._seeding import (
 )
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
-from rankclust.models import _davidson_luce as dl
-from rankclust.models._mallows_ties import bucket_size_counts
-from rankclust.models.mallows import THETA_MAX
+from rankclust.models import plackett_luce as pl_model
+from rankclust.models.mallows import THETA_MAX, bucket_size_counts
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
@@ -679,6 +678,37 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         states = ex.map(_block_force, states, blocks.offsets[:-1].tolist(), force=force)
         return params, states, ex.sum(_block_nk, blocks.parts, states)
 
+    def _run_start(
+        self,
+        blocks: _Blocks,
+        rng: np.random.RandomState,
+        start: _Run | None,
+        init: tuple[dict, np.ndarray] | None,
+    ) -> tuple[dict, np.ndarray, list[float], int, int]:
+        """Where :meth:`_single_run` begins: ``(params, weights, history, n_done,
+        n_reseeded)`` of a fresh initialisation, of ``init``, or of the run ``start``."""
+        if start is None:
+            if init is None:
+                k_comp = self.n_components
+                params = self._init_params(blocks, self._seeds(blocks, rng), rng)
+                return params, np.full(k_comp, 1.0 / k_comp), [], 0, 0
+            params, weights = init
+            return params, weights, [], 0, 0
+        # the last entry of the history is evaluated again (it is counted as an iteration
+        # only when the run stopped there, converged)
+        n_done = start.n_iter - (1 if start.converged else 0)
+        return start.params, start.weights, list(start.history[:-1]), n_done, start.n_reseeded
+
+    def _last_e_step(
+        self, blocks: _Blocks, params: dict, weights: np.ndarray, fallback: tuple | None
+    ) -> tuple:
+        """The E-step after the last iteration of a run, and the point it keeps: an
+        extrapolated point less likely than its fallback (SQUAREM) gives way to it."""
+        states, ll, wll, _ = self._e_step(blocks, params, weights)
+        if fallback is not None and not ll >= fallback[3]:
+            params, weights, states, ll, wll, _ = fallback
+        return params, weights, states, ll, wll
+
     def _single_run(
         self,
         blocks: _Blocks,
@@ -705,26 +735,10 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         rule as plain EM: one plain EM step gains at most ``tol`` per ranking and no
         discrete parameter moved.
         """
-        k_comp = self.n_components
         tol = self.tol if tol is None else tol
         if accelerate is None:
             accelerate = bool(getattr(self, "accelerate", False))
-        if start is None:
-            if init is None:
-                params = self._init_params(blocks, self._seeds(blocks, rng), rng)
-                weights = np.full(k_comp, 1.0 / k_comp)
-            else:
-                params, weights = init
-            history: list[float] = []
-            n_done = 0
-            n_reseeded = 0
-        else:
-            params, weights = start.params, start.weights
-            # the last entry of the history is evaluated again (it is counted as an
-            # iteration only when the run stopped there, converged)
-            history = list(start.history[:-1])
-            n_done = start.n_iter - (1 if start.converged else 0)
-            n_reseeded = start.n_reseeded
+        params, weights, history, n_done, n_reseeded = self._run_start(blocks, rng, start, init)
         total = blocks.total
         converged = False
         changed = True
@@ -783,9 +797,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             if changed:
                 cycle = []  # a discrete move: the continuous map changed, restart the cycle
         else:
-            states, ll, wll, _ = self._e_step(blocks, params, weights)
-            if fallback is not None and not ll >= fallback[3]:
-                params, weights, states, ll, wll, _ = fallback
+            params, weights, states, ll, wll = self._last_e_step(blocks, params, weights, fallback)
             history.append(ll)
         return _Run(
             params=params,
@@ -1605,7 +1617,7 @@ def _dl_stages(data: _PLData) -> Any:
     """The Davidson-Luce stages of a block (compiled now for untied rankings scored by a
     mixture fitted with ties)."""
     if data.tie_stages is None:
-        return dl.tie_stages(data.R, compress=False)
+        return pl_model.tie_stages(data.R, compress=False)
     return data.tie_stages
 
 
@@ -1773,8 +1785,8 @@ class PlackettLuceMixture(_RankingMixture):
 
     def _prepare(self, Ru: Rankings) -> _PLData:
         if Ru.has_ties.any():
-            ties = dl.tie_stages(Ru, compress=False)
-            dl.check_tie_order(ties.max_tie)
+            ties = pl_model.tie_stages(Ru, compress=False)
+            pl_model.check_tie_order(ties.max_tie)
             return _PLData(R=Ru, ranks=Ru.ranks, w=Ru.weights, stages=None, tie_stages=ties)
         stages = choice_stages(Ru, compress=False)
         return _PLData(
@@ -1885,7 +1897,7 @@ class PlackettLuceMixture(_RankingMixture):
             )
         return np.stack(
             [
-                dl.davidson_luce_loglik(stages, z, d)
+                pl_model.davidson_luce_loglik(stages, z, d)
                 for z, d in zip(params["scores"], ties, strict=True)
             ],
             axis=1,
@@ -1906,7 +1918,7 @@ class PlackettLuceMixture(_RankingMixture):
                 z0 = z0 - 0.5 * (z0.max() + z0.min())
             d0 = params["ties"][k]
             d0 = np.where(d0 > 0, np.clip(d0, np.exp(-_DL_BOUND), np.exp(_DL_BOUND)), 0.0)
-            scores[k], ties[k], _, _ = dl.fit_davidson_luce(
+            scores[k], ties[k], _, _ = pl_model.fit_davidson_luce(
                 data.tie_stages,
                 data.w * resp[:, k],
                 alpha=float(self.alpha),

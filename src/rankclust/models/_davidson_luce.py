@@ -459,6 +459,34 @@ def davidson_luce_hessian(
 # --------------------------------------------------------------------------------------------
 # fitting
 # --------------------------------------------------------------------------------------------
+def _newton_polish(objective: Any, information: Any, x: np.ndarray, tol: float) -> tuple:
+    """Newton steps that minimise ``objective(x) -> (f, g)`` from ``x`` near the optimum:
+    ``(x, n_steps, converged)``.
+
+    The matrix ``information(x)`` (2 gradients per parameter) is kept while full steps are
+    accepted (the chord method: linear convergence at a tiny rate there) and recomputed after
+    a damped step; converged when a step moves no parameter by more than ``tol``.
+    """
+    H = None
+    for n_steps in range(1, 51):
+        f, g = objective(x)
+        if H is None:
+            H = information(x)
+        try:
+            dx = np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:
+            return x, n_steps - 1, False
+        step = 1.0
+        while step > 1e-8 and objective(x - step * dx)[0] > f + 1e-12 * abs(f):
+            step /= 2
+        if step < 1.0:
+            H = None
+        x = x - step * dx
+        if np.abs(step * dx).max() <= max(tol, 1e-12):
+            return x, n_steps, True
+    return x, 50, False
+
+
 def fit_davidson_luce(
     stages: TieStages,
     row_w: np.ndarray,
@@ -546,35 +574,20 @@ def fit_davidson_luce(
         z, ld = unpack(x)
         return z - z.mean(), np.exp(ld[2:]), n_iter, bool(res.success)
     x_lbfgs = x
-    # Newton polish from the L-BFGS answer, near the optimum. The Hessian (2 gradients per
-    # parameter) is kept while full steps are accepted (the chord method: linear convergence
-    # at a tiny rate there) and recomputed after a damped step.
-    H = None
-    for _ in range(50):
-        f, g = objective(x)
-        if H is None:
-            z, ld = unpack(x)
-            H = -davidson_luce_hessian(stages, row_w, z, ld, free)
-            if alpha > 0:
-                H[:m, :m] += alpha * np.diag(np.exp(z))
-            else:
-                # shift invariance: the information is singular along the constant shift of
-                # the scores, which the gradient never has; fill that direction to solve
-                H[:m, :m] += np.ones((m, m)) / m
-        try:
-            dx = np.linalg.solve(H, g)
-        except np.linalg.LinAlgError:
-            break
-        step = 1.0
-        while step > 1e-8 and objective(x - step * dx)[0] > f + 1e-12 * abs(f):
-            step /= 2
-        if step < 1.0:
-            H = None
-        x = x - step * dx
-        n_iter += 1
-        if np.abs(step * dx).max() <= max(tol, 1e-12):
-            converged = True
-            break
+
+    def information(x: np.ndarray) -> np.ndarray:
+        z, ld = unpack(x)
+        H = -davidson_luce_hessian(stages, row_w, z, ld, free)
+        if alpha > 0:
+            H[:m, :m] += alpha * np.diag(np.exp(z))
+        else:
+            # shift invariance: the information is singular along the constant shift of the
+            # scores, which the gradient never has; fill that direction to solve
+            H[:m, :m] += np.ones((m, m)) / m
+        return H
+
+    x, n_newton, converged = _newton_polish(objective, information, x, tol)
+    n_iter += n_newton
     if bound is not None and not np.abs(x).max() <= bound:
         x, converged = x_lbfgs, bool(res.success)  # the polish left the box
     z, ld = unpack(x)

@@ -122,6 +122,9 @@ __all__ = [
     "theta_mle",
 ]
 
+# for the mixtures' tied likelihood (not in __all__; home: rankclust.models._mallows_ties)
+bucket_size_counts = ties.bucket_size_counts
+
 #: Default cap of the dispersion MLE, returned when every ranking sits at the centre (the
 #: unbounded MLE). At theta = 50 the mass off the centre is about (m - 1) e^-50 < 1e-16 for
 #: m up to 5e5 items, so the pmf equals the point mass to double precision, while logpdf of

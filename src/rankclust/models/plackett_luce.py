@@ -82,6 +82,7 @@ tie_stages = dl.tie_stages
 davidson_luce_loglik = dl.davidson_luce_loglik
 davidson_luce_information = dl.davidson_luce_information
 fit_davidson_luce = dl.fit_davidson_luce
+check_tie_order = dl.check_tie_order  # for the mixtures (not in __all__)
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,13 +211,15 @@ def _as_stages(R: Any) -> ChoiceStages:
 # likelihood
 # --------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True)
-def _stage_row_log(order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc):
+def _stage_row_log(order, in_set, active, scores, i, k, with_expo, loglik, exposure, scratch):
     """Row ``i``, component ``k`` of :func:`_stage_pass` in log space (any finite scores).
 
     The stage totals ``S_is`` are accumulated from the end with a running maximum, so no
-    worth overflows or underflows; ``s_max``, ``s_acc`` (m,) are scratch.
+    worth overflows or underflows; ``scratch`` (2, m) holds the running maxima and sums.
     """
     m = order.shape[1]
+    s_max = scratch[0]
+    s_acc = scratch[1]
     mx = -np.inf
     acc = 0.0
     for t in range(m - 1, -1, -1):
@@ -278,8 +281,7 @@ def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # 
     n_comp = scores.shape[0]
     worths = np.exp(scores)
     s_tot = np.empty(m)
-    s_max = np.empty(m)
-    s_acc = np.empty(m)
+    scratch = np.empty((2, m))
     for i in range(u):
         for k in range(n_comp):
             acc = 0.0
@@ -310,7 +312,7 @@ def _stage_pass(order, in_set, active, scores, with_expo, loglik, exposure):  # 
                 loglik[i, k] = ll - np.log(prod)
             else:
                 _stage_row_log(
-                    order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc
+                    order, in_set, active, scores, i, k, with_expo, loglik, exposure, scratch
                 )
 
 
@@ -322,12 +324,11 @@ def _stage_pass_log(
     benchmarks."""
     u, m = order.shape
     n_comp = scores.shape[0]
-    s_max = np.empty(m)
-    s_acc = np.empty(m)
+    scratch = np.empty((2, m))
     for k in range(n_comp):
         for i in range(u):
             _stage_row_log(
-                order, in_set, active, scores, i, k, with_expo, loglik, exposure, s_max, s_acc
+                order, in_set, active, scores, i, k, with_expo, loglik, exposure, scratch
             )
 
 

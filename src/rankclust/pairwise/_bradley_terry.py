@@ -38,7 +38,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust._limits import check_alloc
-from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
+from rankclust._param_validation import (
+    Interval,
+    StrOptions,
+    ValidatedParamsMixin,
+    check_sample_weight,
+)
 from rankclust.pairwise._comparisons import Comparisons
 
 __all__ = ["BradleyTerry"]
@@ -52,13 +57,7 @@ class _Pairs:
 
     def __init__(self, C: Comparisons, sample_weight: Any, ties: bool) -> None:
         if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.shape != (C.n_comparisons,):
-                raise ValueError(
-                    f"sample_weight has shape {sw.shape}, expected ({C.n_comparisons},)"
-                )
-            if not np.isfinite(sw).all() or (sw < 0).any():
-                raise ValueError("sample_weight must be finite and non-negative")
+            sw = check_sample_weight(sample_weight, C.n_comparisons)
             C = C.subset(sw > 0).with_count(sw[sw > 0])
         self.m = C.n_items
         self.i, self.j, self.wi, self.wj, self.tt = C.aggregate()
