@@ -40,6 +40,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
+from rankclust._kernel_random import shuffle
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._unseen_labels import ranks_to_rankings
 from rankclust.bucket_consensus import (
@@ -48,6 +49,7 @@ from rankclust.bucket_consensus import (
     pair_order_from_counts,
 )
 from rankclust.label_ranking._base import validate_fit_data, validate_predict_data
+from rankclust.label_ranking.tree import feature_order_seed
 from rankclust.metrics import tau_x
 from rankclust.rankings import Rankings, check_rankings
 
@@ -304,13 +306,14 @@ def _entropy(counts):  # pragma: no cover - compiled below
 _nb_entropy = numba.njit(_entropy, cache=True, nogil=True)
 
 
-def _best_split(X, S, w, min_leaf):  # pragma: no cover - compiled below
+def _best_split(X, S, w, min_leaf, feat_order):  # pragma: no cover - compiled below
     """Best threshold split of a node: (feature, threshold, weighted child impurity).
 
     ``X`` (n, d), ``S`` (n, pairs) states, ``w`` (n,) weights, all of the node's rows. A
     threshold lies midway between consecutive distinct values; ``feature = -1`` when no
-    feature has two distinct values. Exact ties of the criterion go to the first feature and
-    the lowest threshold.
+    feature has two distinct values. Exact ties of the criterion (up to 1e-12) go to the
+    first feature visited in ``feat_order`` (a permutation of ``0..d-1``) and its lowest
+    threshold.
     """
     n, d = X.shape
     n_pairs = S.shape[1]
@@ -324,7 +327,8 @@ def _best_split(X, S, w, min_leaf):  # pragma: no cover - compiled below
     best_imp = np.inf
     left = np.zeros((n_pairs, 4))
     right = np.zeros((n_pairs, 4))
-    for f in range(d):
+    for fi in range(d):
+        f = feat_order[fi]
         order = np.argsort(X[:, f], kind="mergesort")
         left[:, :] = 0.0
         wl = 0.0
@@ -394,7 +398,13 @@ class DecisionTreePartialLabelRanker(
         Tie threshold of the Bucket Pivot Algorithm.
     pivot : {"dani", "random"}, default="dani"
     random_state : int, RandomState or None
-        Used by ``pivot="random"`` (leaf consensus at fit).
+        The order in which each node visits the features, drawn afresh at every node (as
+        :class:`~rankclust.label_ranking.LabelRankingTree`); it only decides between splits of
+        exactly equal criterion, common in small nodes and on features with few distinct
+        values: the first one found wins (scikit-learn's and scikit-lr's convention). A fixed
+        order would always send these ties to the lowest feature index, which costs accuracy.
+        ``None`` draws the seed from numpy's global random state, as scikit-learn does; pass
+        an int for a reproducible tree. Also used by ``pivot="random"`` (leaf consensus).
 
     Attributes
     ----------
@@ -473,6 +483,9 @@ class DecisionTreePartialLabelRanker(
         """
         self._validate_params()
         X, R = validate_fit_data(self, X, Y, allow_ties=True)
+        # the per-node feature orders first, then (pivot="random") the leaf consensus draws
+        rng_state = np.array([feature_order_seed(self.random_state)], dtype=np.uint64)
+        feat_order = np.arange(X.shape[1])
         rng = check_random_state(self.random_state) if self.pivot == "random" else None
         ranks = np.asarray(R.ranks, dtype=np.int64)
         S = _pair_states(ranks)
@@ -496,13 +509,17 @@ class DecisionTreePartialLabelRanker(
                 (right if is_right else left)[parent] = node
             depth_reached = max(depth_reached, depth)
             f = -1
-            if depth < max_depth and rows.size >= self.min_samples_split and not _pure(S[rows]):
-                f, t, _ = _nb_best_split(
-                    np.ascontiguousarray(X[rows]),
-                    np.ascontiguousarray(S[rows]),
-                    w[rows],
-                    self.min_samples_leaf,
-                )
+            if depth < max_depth and rows.size >= self.min_samples_split:
+                S_node = np.ascontiguousarray(S[rows])
+                if not _nb_pure(S_node):
+                    shuffle(feat_order, rng_state)
+                    f, t, _ = _nb_best_split(
+                        np.ascontiguousarray(X[rows]),
+                        S_node,
+                        w[rows],
+                        self.min_samples_leaf,
+                        feat_order,
+                    )
             if f < 0:
                 leaves.append((node, rows))
                 continue
