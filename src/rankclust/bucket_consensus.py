@@ -25,7 +25,7 @@ et al. (2006) with the improvements of Aledo, Gámez & Rosete (2017) used by Alf
 Gámez (2021) for partial label ranking ("BPA-LIA-MP2"): the pivot chosen by the least
 indecision (DANI index) instead of at random, several pivots (an item joins the pivot bucket
 by its mean preference against the whole bucket) and a second stage that re-inserts the items
-against the final pivot bucket.
+against the pivot bucket the first stage ended with.
 
 References
 ----------
@@ -243,11 +243,23 @@ def _dani(P: np.ndarray) -> np.ndarray:
     return D.sum(axis=1) / max(m - 1, 1)
 
 
-def _place(P, items, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # pragma: no cover
+#: Rounding slack of the threshold and pivot comparisons of :func:`_bpa`: preferences of a few
+#: (weighted) rankings often lie exactly on ``1/2 -+ beta`` or tie exactly in the DANI index,
+#: and the float sums must not decide such cases by their last bit (exact arithmetic does not).
+_TOL = 1e-10
+
+
+def _place(P, items, piv, centre, nc, multi_pivot, grow, beta, left, right):  # pragma: no cover
     """Put ``items`` (the pivot skipped) left of, into or right of the pivot bucket.
 
-    The bucket ``centre[:nc]`` grows as items join it. Returns ``(nc, nl, nr)``.
+    An item joins the bucket ``centre[:nc]`` when its mean preference against it is in
+    ``[1/2 - beta, 1/2 + beta]`` (up to :data:`_TOL`). With ``grow`` the mean is over the
+    bucket as it grows (stage 1), otherwise over the ``nc`` items it had on entry (stage 2).
+    Returns ``(nc, nl, nr)``.
     """
+    lo_t = 0.5 - beta - _TOL
+    hi_t = 0.5 + beta + _TOL
+    n_ref = nc
     nl = 0
     nr = 0
     for k in range(items.shape[0]):
@@ -255,10 +267,12 @@ def _place(P, items, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # 
         if it == piv:
             continue
         if multi_pivot:
+            if grow:
+                n_ref = nc
             s = 0.0
-            for c in range(nc):
+            for c in range(n_ref):
                 s += P[centre[c], it]
-            s /= nc
+            s /= n_ref
         else:
             s = P[piv, it]
         if s < lo_t:
@@ -295,8 +309,6 @@ def _bpa(P, priority, beta, multi_pivot, two_stage, out):  # pragma: no cover - 
     st_lo[0], st_hi[0], st_done[0] = 0, m, False
     top = 1
     bucket = 0
-    lo_t = 0.5 - beta
-    hi_t = 0.5 + beta
     while top > 0:
         top -= 1
         lo, hi = st_lo[top], st_hi[top]
@@ -308,17 +320,18 @@ def _bpa(P, priority, beta, multi_pivot, two_stage, out):  # pragma: no cover - 
             continue
         piv = buf[lo]
         for k in range(lo + 1, hi):
-            if priority[buf[k]] < priority[piv]:
+            if priority[buf[k]] < priority[piv] - _TOL:
                 piv = buf[k]
         centre[0] = piv
         # stage 1: every item of the segment against the (growing) pivot bucket
-        nc, nl, nr = _nb_place(P, buf[lo:hi], piv, centre, 1, multi_pivot, lo_t, hi_t, left, right)
+        nc, nl, nr = _nb_place(P, buf[lo:hi], piv, centre, 1, multi_pivot, True, beta, left, right)
         if two_stage and multi_pivot:
-            # stage 2: re-insert the left then the right items against the final bucket
+            # stage 2: re-insert the left then the right items against the bucket stage 1
+            # ended with (Aledo et al. 2017; scikit-lr's bpa_lia_mp2 does the same)
             rest[:nl] = left[:nl]
             rest[nl : nl + nr] = right[:nr]
             nc, nl, nr = _nb_place(
-                P, rest[: nl + nr], piv, centre, nc, True, lo_t, hi_t, left, right
+                P, rest[: nl + nr], piv, centre, nc, True, False, beta, left, right
             )
         buf[lo : lo + nl] = left[:nl]
         buf[lo + nl : lo + nl + nc] = centre[:nc]
@@ -416,7 +429,8 @@ def bucket_pivot(
         with the pivot alone.
     two_stage : bool, default=True
         With ``multi_pivot``, re-insert the items put before or after the bucket in the first
-        pass against the final bucket (LIA "MP2").
+        pass against the bucket that pass ended with (LIA "MP2"; the bucket does not grow
+        during the second pass, so its order of visits does not matter).
     random_state : int, RandomState or None
         Used only by ``pivot="random"``.
 
@@ -433,8 +447,9 @@ def bucket_pivot(
     -----
     The defaults are the "BPA-LIA-MP2" of Alfaro, Aledo & Gámez (2021) and of scikit-lr's
     ``bpa_lia_mp2``: items are visited in the same order and exact ties of the DANI index go
-    to the first item of the current set, as there. (scikit-lr adds machine epsilon to every
-    pair count, which can only matter at a preference exactly on a threshold.)
+    to the first item of the current set, as there. Comparisons with the thresholds and
+    between DANI indexes allow 1e-10 of rounding, so that a preference exactly on
+    ``1/2 -+ beta`` (frequent with a few rankings) is decided as in exact arithmetic.
 
     Complexity: O(m^2) time per level of recursion, O(m^3) worst case, O(m^2) memory.
 
