@@ -167,3 +167,31 @@ def test_knn_too_many_neighbours():
     X, Y = make_data(n=4)
     with pytest.raises(ValueError, match="larger than the number of training samples"):
         KNeighborsPartialLabelRanker(n_neighbors=5).fit(X, Y)
+
+
+def test_tied_splits_go_to_the_first_feature_of_the_order():
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(20, 1))
+    X = np.hstack([x, x])  # two copies: every split ties exactly between the features
+    Y = rng.integers(1, 4, size=(20, 3))
+    S = _pair_states(Y - 1)
+    w = np.ones(20)
+    f0, t0, i0 = _best_split(X, S, w, 1, np.array([0, 1]))
+    f1, t1, i1 = _best_split(X, S, w, 1, np.array([1, 0]))
+    assert (f0, f1) == (0, 1) and t0 == t1 and i0 == i1
+
+
+def test_random_state_orders_the_features_per_node():
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(40, 1))
+    X = np.hstack([x, x])
+    Y = rng.integers(1, 4, size=(40, 3))
+    roots = set()
+    for seed in range(8):
+        tree = DecisionTreePartialLabelRanker(random_state=seed).fit(X, Y)
+        again = DecisionTreePartialLabelRanker(random_state=seed).fit(X, Y)
+        np.testing.assert_array_equal(tree.tree_feature_, again.tree_feature_)
+        roots.add(int(tree.tree_feature_[0]))
+        # the copies are interchangeable: the same partition of the rows whatever the order
+        np.testing.assert_array_equal(tree.predict(X), again.predict(X))
+    assert roots == {0, 1}
