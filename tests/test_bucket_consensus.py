@@ -12,6 +12,7 @@ from rankclust import Rankings
 from rankclust.bucket_consensus import (
     _bucket_pivot_many,
     _dani,
+    _dani_rows,
     bucket_order_cost,
     bucket_order_matrix,
     bucket_pivot,
@@ -245,3 +246,16 @@ def test_dani_matches_exact():
 def test_threshold_and_stage_two_cases(ranks, want):
     """Hand-checked cases in exact arithmetic (scikit-lr 0.3's bpa_lia_mp2 agrees)."""
     np.testing.assert_array_equal(bucket_pivot(pair_order_matrix(ranks)), want)
+
+
+def test_stacked_pair_order_and_dani_equal_the_single_matrix_path():
+    rng = np.random.default_rng(5)
+    prec = rng.integers(0, 4, size=(6, 5, 5)).astype(float) * rng.random((6, 5, 5))
+    ties = rng.integers(0, 3, size=(6, 5, 5)).astype(float)
+    ties = ties + np.swapaxes(ties, 1, 2)
+    prec[0] = ties[0] = 0.0  # no pair observed: all 1/2
+    P = pair_order_from_counts(prec, ties)
+    for i in range(6):
+        np.testing.assert_array_equal(P[i], pair_order_from_counts(prec[i], ties[i]))
+        np.testing.assert_allclose(_dani_rows(P)[i], _dani(P[i]), atol=1e-14)
+    np.testing.assert_array_equal(P[0], np.full((5, 5), 0.5))

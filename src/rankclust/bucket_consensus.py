@@ -153,6 +153,11 @@ def pair_order_from_counts(prec: Any, ties: Any) -> np.ndarray:
     """
     prec = np.asarray(prec, dtype=np.float64)
     ties = np.asarray(ties, dtype=np.float64)
+    if prec.ndim == 3 and prec.shape == ties.shape and prec.shape[1] == prec.shape[2]:
+        # stacks (the kNN ranker's queries): one compiled pass, the same arithmetic
+        P = np.empty_like(prec)
+        _nb_pair_order_rows(np.ascontiguousarray(prec), np.ascontiguousarray(ties), P)
+        return P
     tot = prec + ties + np.swapaxes(prec, -1, -2)
     num = prec + 0.5 * ties
     P = np.divide(num, tot, out=np.full_like(num, 0.5), where=tot > 0)
@@ -162,6 +167,22 @@ def pair_order_from_counts(prec: Any, ties: Any) -> np.ndarray:
     idx = np.arange(P.shape[-1])
     P[..., idx, idx] = 0.5
     return P
+
+
+def _pair_order_rows(prec, ties, P):  # pragma: no cover - compiled below
+    """:func:`pair_order_from_counts` of a stack (q, m, m) into ``P`` (OUT), the same floats."""
+    q, m = prec.shape[0], prec.shape[1]
+    for i in range(q):
+        for u in range(m):
+            P[i, u, u] = 0.5
+            for v in range(u + 1, m):
+                tot = prec[i, u, v] + ties[i, u, v] + prec[i, v, u]
+                p = (prec[i, u, v] + 0.5 * ties[i, u, v]) / tot if tot > 0 else 0.5
+                P[i, u, v] = p
+                P[i, v, u] = 1.0 - p
+
+
+_nb_pair_order_rows = numba.njit(_pair_order_rows, cache=True, nogil=True)
 
 
 def pair_order_matrix(R: Any, sample_weight: Any = None) -> np.ndarray:
@@ -355,14 +376,22 @@ def _bpa_rows(Ps, priorities, beta, multi_pivot, two_stage, out):  # pragma: no 
 _nb_bpa_rows = numba.njit(_bpa_rows, cache=True, nogil=True)
 
 
-def _dani_rows(Ps: np.ndarray) -> np.ndarray:
+def _dani_rows(Ps):  # pragma: no cover - compiled below
     """DANI indexes of a stack of pair-order matrices (q, m, m) -> (q, m)."""
-    m = Ps.shape[-1]
-    U = np.where(Ps > 0.75, 1.0, np.where(Ps < 0.25, 0.0, 0.5))
-    D = np.abs(Ps - U)
-    idx = np.arange(m)
-    D[..., idx, idx] = 0.0
-    return D.sum(axis=-1) / max(m - 1, 1)
+    q, m = Ps.shape[0], Ps.shape[1]
+    out = np.empty((q, m))
+    for i in range(q):
+        for u in range(m):
+            d = 0.0
+            for v in range(m):
+                if v != u:
+                    p = Ps[i, u, v]
+                    d += abs(p - (1.0 if p > 0.75 else (0.0 if p < 0.25 else 0.5)))
+            out[i, u] = d / max(m - 1, 1)
+    return out
+
+
+_nb_dani_rows = numba.njit(_dani_rows, cache=True, nogil=True)
 
 
 def _bucket_pivot_many(
@@ -378,7 +407,7 @@ def _bucket_pivot_many(
     Ps = np.ascontiguousarray(Ps, dtype=np.float64)
     q, m = Ps.shape[0], Ps.shape[-1]
     if pivot == "dani":
-        pri = _dani_rows(Ps)
+        pri = _nb_dani_rows(Ps)
     else:
         rng = check_random_state(rng)
         pri = rng.random_sample((q, m))

@@ -78,7 +78,9 @@ class _PartialLabelRankerMixin:
         """Dense 1-based ranks (q, m) of stacked counts (q, m, m); unseen labels last, tied."""
         m = prec.shape[-1]
         seen = np.setdiff1d(np.arange(m), self.unseen_items_)  # type: ignore[attr-defined]
-        P = pair_order_from_counts(prec, ties)[:, seen[:, None], seen[None, :]]
+        P = pair_order_from_counts(prec, ties)
+        if seen.size < m:
+            P = P[:, seen[:, None], seen[None, :]]
         out = np.empty(prec.shape[:-1], dtype=np.int64)
         b = bucket_pivot(P, beta=self.beta, pivot=self.pivot, random_state=rng)  # type: ignore[attr-defined]
         out[:, seen] = b + 1
@@ -166,7 +168,7 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
     Notes
     -----
     Complexity: fit as :class:`~sklearn.neighbors.NearestNeighbors`; predict O(q (search +
-    k m^2 + m^3)) time, O(q k m^2) memory per block of queries.
+    k m^2 + m^3)) time, O(q m^2) memory per block of queries.
 
     References
     ----------
@@ -248,16 +250,13 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
         m = self.n_items_
         ranks = np.asarray(self.rankings_.ranks, dtype=np.int64)  # storage may be narrow
         out = np.empty((X.shape[0], m), dtype=np.int64)
-        step = max(1, 4_000_000 // (self.n_neighbors * m * m))
+        step = max(1, 2_000_000 // (m * m))  # bounds the (q, m, m) counts
         for s in range(0, X.shape[0], step):
             dist, ind = self.nn_.kneighbors(X[s : s + step])
             w = self._neighbour_weights(dist, ind)
-            r = ranks[ind]  # (q, k, m)
-            both = (r[..., :, None] >= 0) & (r[..., None, :] >= 0)
-            less = (r[..., :, None] < r[..., None, :]) & both
-            same = (r[..., :, None] == r[..., None, :]) & both
-            prec = np.einsum("qk,qkuv->quv", w, less.astype(np.float64))
-            ties = np.einsum("qk,qkuv->quv", w, same.astype(np.float64))
+            prec = np.zeros((ind.shape[0], m, m))
+            ties = np.zeros((ind.shape[0], m, m))
+            _nb_neighbour_counts(ranks, ind, w, prec, ties)
             out[s : s + step] = self._consensus(prec, ties, rng)
         return out
 
@@ -273,6 +272,39 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
         loaded.rankings_attr(self, "rankings_", n_items=m, n_rankings=n)
         if not 1 <= self.n_neighbors <= n:
             raise ValueError(f"nn_: {n} training rows for n_neighbors={self.n_neighbors}")
+
+
+def _neighbour_counts(ranks, ind, w, prec, ties):  # pragma: no cover - compiled below
+    """Weighted precedence and tie counts of each query's neighbours (IN/OUT ``prec, ties``).
+
+    ``ranks`` (n, m) 0-based (-1 absent), ``ind`` (q, k) neighbour rows, ``w`` (q, k) weights;
+    ``prec`` and ``ties`` (q, m, m) zeroed. One pass over the neighbours' label pairs, where
+    the broadcast version built (q, k, m, m) temporaries.
+    """
+    q, k = ind.shape
+    m = ranks.shape[1]
+    for i in range(q):
+        for j in range(k):
+            r = ranks[ind[i, j]]
+            wij = w[i, j]
+            for u in range(m):
+                ru = r[u]
+                if ru < 0:
+                    continue
+                for v in range(u + 1, m):
+                    rv = r[v]
+                    if rv < 0:
+                        continue
+                    if ru < rv:
+                        prec[i, u, v] += wij
+                    elif rv < ru:
+                        prec[i, v, u] += wij
+                    else:
+                        ties[i, u, v] += wij
+                        ties[i, v, u] += wij
+
+
+_nb_neighbour_counts = numba.njit(_neighbour_counts, cache=True, nogil=True)
 
 
 # --------------------------------------------------------------------------------------------
