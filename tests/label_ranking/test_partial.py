@@ -8,9 +8,14 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rankclust import Rankings
-from rankclust.bucket_consensus import bucket_pivot, pair_order_matrix
+from rankclust.bucket_consensus import bucket_pivot, pair_order_matrix, precedence_counts
 from rankclust.label_ranking import DecisionTreePartialLabelRanker, KNeighborsPartialLabelRanker
-from rankclust.label_ranking.partial import _best_split, _entropy, _pair_states
+from rankclust.label_ranking.partial import (
+    _best_split,
+    _entropy,
+    _neighbour_counts,
+    _pair_states,
+)
 from rankclust.metrics import tau_x
 
 ESTIMATORS = [
@@ -195,3 +200,17 @@ def test_random_state_orders_the_features_per_node():
         # the copies are interchangeable: the same partition of the rows whatever the order
         np.testing.assert_array_equal(tree.predict(X), again.predict(X))
     assert roots == {0, 1}
+
+
+def test_neighbour_counts_equal_precedence_counts():
+    rng = np.random.default_rng(11)
+    ranks = rng.integers(-1, 3, size=(12, 5))  # ties and missing labels (-1)
+    ind = rng.integers(0, 12, size=(4, 3))
+    w = rng.random((4, 3))
+    prec = np.zeros((4, 5, 5))
+    ties = np.zeros((4, 5, 5))
+    _neighbour_counts(ranks, ind, w, prec, ties)
+    for i in range(4):
+        p, t = precedence_counts(Rankings.from_ranks(ranks[ind[i]] + 1), sample_weight=w[i])
+        np.testing.assert_allclose(prec[i], p, atol=1e-12)
+        np.testing.assert_allclose(ties[i], t, atol=1e-12)

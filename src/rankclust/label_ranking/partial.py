@@ -278,12 +278,15 @@ def _neighbour_counts(ranks, ind, w, prec, ties):  # pragma: no cover - compiled
     """Weighted precedence and tie counts of each query's neighbours (IN/OUT ``prec, ties``).
 
     ``ranks`` (n, m) 0-based (-1 absent), ``ind`` (q, k) neighbour rows, ``w`` (q, k) weights;
-    ``prec`` and ``ties`` (q, m, m) zeroed. One pass over the neighbours' label pairs, where
-    the broadcast version built (q, k, m, m) temporaries.
+    ``prec`` and ``ties`` (q, m, m) zeroed. One pass over the upper-triangle label pairs of
+    the neighbours, without branches on the order (adding ``0.0`` leaves a sum unchanged);
+    the lower triangle is filled per query from a local buffer (contiguous writes).
     """
     q, k = ind.shape
     m = ranks.shape[1]
+    below = np.empty((m, m))
     for i in range(q):
+        below[:, :] = 0.0
         for j in range(k):
             r = ranks[ind[i, j]]
             wij = w[i, j]
@@ -295,13 +298,13 @@ def _neighbour_counts(ranks, ind, w, prec, ties):  # pragma: no cover - compiled
                     rv = r[v]
                     if rv < 0:
                         continue
-                    if ru < rv:
-                        prec[i, u, v] += wij
-                    elif rv < ru:
-                        prec[i, v, u] += wij
-                    else:
-                        ties[i, u, v] += wij
-                        ties[i, v, u] += wij
+                    prec[i, u, v] += wij * (ru < rv)
+                    below[u, v] += wij * (rv < ru)
+                    ties[i, u, v] += wij * (ru == rv)
+        for u in range(m):
+            for v in range(u + 1, m):
+                prec[i, v, u] = below[u, v]
+                ties[i, v, u] = ties[i, u, v]
 
 
 _nb_neighbour_counts = numba.njit(_neighbour_counts, cache=True, nogil=True)
