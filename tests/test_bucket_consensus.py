@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from rankclust import Rankings
 from rankclust.bucket_consensus import (
     _bucket_pivot_many,
     _dani,
+    _dani_rows,
     bucket_order_cost,
     bucket_order_matrix,
     bucket_pivot,
@@ -34,17 +36,26 @@ def brute_force_obop(P: np.ndarray) -> float:
 
 
 def reference_bpa(P, priority, beta=0.25, multi_pivot=True, two_stage=True):
-    """Recursive BPA, written from the description (Aledo et al. 2017; scikit-lr)."""
+    """Recursive BPA in exact arithmetic, written from the description (Aledo et al. 2017).
 
-    def place(items, centre, piv):
+    ``P``, ``priority`` and ``beta`` are read as fractions of small denominator (those of a
+    few rankings), so preferences exactly on a threshold and exact DANI ties are decided
+    exactly. Stage 2 re-inserts against the bucket stage 1 ended with (it does not grow).
+    """
+    P = [[Fraction(float(x)).limit_denominator(10_000) for x in row] for row in np.asarray(P)]
+    pri = [Fraction(float(x)).limit_denominator(10**9) for x in priority]
+    beta = Fraction(beta).limit_denominator(1000)
+
+    def place(items, centre, piv, grow=True):
+        ref = centre if grow else list(centre)
         left, right = [], []
         for it in items:
             if it == piv:
                 continue
-            s = np.mean([P[c, it] for c in centre]) if multi_pivot else P[piv, it]
-            if s < 0.5 - beta:
+            s = sum(P[c][it] for c in ref) / len(ref) if multi_pivot else P[piv][it]
+            if s < Fraction(1, 2) - beta:
                 left.append(it)
-            elif s <= 0.5 + beta:
+            elif s <= Fraction(1, 2) + beta:
                 centre.append(it)
             else:
                 right.append(it)
@@ -53,17 +64,33 @@ def reference_bpa(P, priority, beta=0.25, multi_pivot=True, two_stage=True):
     def rec(items):
         if not items:
             return []
-        piv = min(items, key=lambda it: (priority[it], items.index(it)))
+        piv = min(items, key=lambda it: (pri[it], items.index(it)))
         centre = [piv]
         left, right = place(items, centre, piv)
         if multi_pivot and two_stage:
-            left, right = place(left + right, centre, piv)
+            left, right = place(left + right, centre, piv, grow=False)
         return [*rec(left), centre, *rec(right)]
 
-    b = np.empty(P.shape[0], dtype=np.int64)
-    for k, bucket in enumerate(rec(list(range(P.shape[0])))):
+    b = np.empty(len(P), dtype=np.int64)
+    for k, bucket in enumerate(rec(list(range(len(P))))):
         b[bucket] = k
     return b
+
+
+def exact_dani(P):
+    """DANI indexes in exact arithmetic (``P`` of small denominators)."""
+    P = [[Fraction(float(x)).limit_denominator(10_000) for x in row] for row in np.asarray(P)]
+    m = len(P)
+    out = []
+    for u in range(m):
+        d = Fraction(0)
+        for v in range(m):
+            if v != u:
+                p = P[u][v]
+                utopia = 1 if p > Fraction(3, 4) else (0 if p < Fraction(1, 4) else Fraction(1, 2))
+                d += abs(p - utopia)
+        out.append(d / max(m - 1, 1))
+    return out
 
 
 def random_pair_order(rng, m, n=7, tie_rate=0.4):
@@ -135,8 +162,7 @@ def test_kernel_matches_recursive_reference(multi_pivot, two_stage, beta):
     for _ in range(40):
         m = int(rng.integers(2, 9))
         P = random_pair_order(rng, m)
-        pri = _dani(P)
-        want = reference_bpa(P, pri, beta, multi_pivot, two_stage)
+        want = reference_bpa(P, exact_dani(P), beta, multi_pivot, two_stage)
         got = bucket_pivot(P, beta=beta, multi_pivot=multi_pivot, two_stage=two_stage)
         np.testing.assert_array_equal(got, want)
 
@@ -194,3 +220,42 @@ def test_bad_input():
         bucket_pivot(np.full((2, 2), 0.5), beta=0.7)
     with pytest.raises(ValueError, match="pivot"):
         bucket_pivot(np.full((2, 2), 0.5), pivot="first")
+
+
+def test_dani_matches_exact():
+    rng = np.random.default_rng(4)
+    for m in (2, 4, 7):
+        P = random_pair_order(rng, m)
+        np.testing.assert_allclose(_dani(P), [float(d) for d in exact_dani(P)], atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ranks", "want"),
+    [
+        # the mean preference of the bucket {2, 0} against label 1 is exactly 1/4 (in it);
+        # label 2 and 3 tie exactly on the DANI index (the first one is the pivot)
+        ([[2, 2, 2, 1], [2, 1, 4, 3], [3, 2, 3, 1], [2, 2, 3, 1], [2, 2, 2, 1]], [1, 1, 1, 0]),
+        # stage 2 compares with the bucket stage 1 ended with: a growing bucket would take
+        # every label into one bucket
+        (
+            [[2, 2, 2, 1, 1], [2, 3, 2, 2, 1], [1, 2, 2, 2, 3], [1, 2, 2, 1, 3], [2, 3, 2, 1, 3]],
+            [1, 1, 1, 0, 1],
+        ),
+    ],
+)
+def test_threshold_and_stage_two_cases(ranks, want):
+    """Hand-checked cases in exact arithmetic (scikit-lr 0.3's bpa_lia_mp2 agrees)."""
+    np.testing.assert_array_equal(bucket_pivot(pair_order_matrix(ranks)), want)
+
+
+def test_stacked_pair_order_and_dani_equal_the_single_matrix_path():
+    rng = np.random.default_rng(5)
+    prec = rng.integers(0, 4, size=(6, 5, 5)).astype(float) * rng.random((6, 5, 5))
+    ties = rng.integers(0, 3, size=(6, 5, 5)).astype(float)
+    ties = ties + np.swapaxes(ties, 1, 2)
+    prec[0] = ties[0] = 0.0  # no pair observed: all 1/2
+    P = pair_order_from_counts(prec, ties)
+    for i in range(6):
+        np.testing.assert_array_equal(P[i], pair_order_from_counts(prec[i], ties[i]))
+        np.testing.assert_allclose(_dani_rows(P)[i], _dani(P[i]), atol=1e-14)
+    np.testing.assert_array_equal(P[0], np.full((5, 5), 0.5))

@@ -25,7 +25,7 @@ et al. (2006) with the improvements of Aledo, Gámez & Rosete (2017) used by Alf
 Gámez (2021) for partial label ranking ("BPA-LIA-MP2"): the pivot chosen by the least
 indecision (DANI index) instead of at random, several pivots (an item joins the pivot bucket
 by its mean preference against the whole bucket) and a second stage that re-inserts the items
-against the final pivot bucket.
+against the pivot bucket the first stage ended with.
 
 References
 ----------
@@ -153,6 +153,11 @@ def pair_order_from_counts(prec: Any, ties: Any) -> np.ndarray:
     """
     prec = np.asarray(prec, dtype=np.float64)
     ties = np.asarray(ties, dtype=np.float64)
+    if prec.ndim == 3 and prec.shape == ties.shape and prec.shape[1] == prec.shape[2]:
+        # stacks (the kNN ranker's queries): one compiled pass, the same arithmetic
+        P = np.empty_like(prec)
+        _nb_pair_order_rows(np.ascontiguousarray(prec), np.ascontiguousarray(ties), P)
+        return P
     tot = prec + ties + np.swapaxes(prec, -1, -2)
     num = prec + 0.5 * ties
     P = np.divide(num, tot, out=np.full_like(num, 0.5), where=tot > 0)
@@ -162,6 +167,22 @@ def pair_order_from_counts(prec: Any, ties: Any) -> np.ndarray:
     idx = np.arange(P.shape[-1])
     P[..., idx, idx] = 0.5
     return P
+
+
+def _pair_order_rows(prec, ties, P):  # pragma: no cover - compiled below
+    """:func:`pair_order_from_counts` of a stack (q, m, m) into ``P`` (OUT), the same floats."""
+    q, m = prec.shape[0], prec.shape[1]
+    for i in range(q):
+        for u in range(m):
+            P[i, u, u] = 0.5
+            for v in range(u + 1, m):
+                tot = prec[i, u, v] + ties[i, u, v] + prec[i, v, u]
+                p = (prec[i, u, v] + 0.5 * ties[i, u, v]) / tot if tot > 0 else 0.5
+                P[i, u, v] = p
+                P[i, v, u] = 1.0 - p
+
+
+_nb_pair_order_rows = numba.njit(_pair_order_rows, cache=True, nogil=True)
 
 
 def pair_order_matrix(R: Any, sample_weight: Any = None) -> np.ndarray:
@@ -243,11 +264,23 @@ def _dani(P: np.ndarray) -> np.ndarray:
     return D.sum(axis=1) / max(m - 1, 1)
 
 
-def _place(P, items, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # pragma: no cover
+#: Rounding slack of the threshold and pivot comparisons of :func:`_bpa`: preferences of a few
+#: (weighted) rankings often lie exactly on ``1/2 -+ beta`` or tie exactly in the DANI index,
+#: and the float sums must not decide such cases by their last bit (exact arithmetic does not).
+_TOL = 1e-10
+
+
+def _place(P, items, piv, centre, nc, multi_pivot, grow, beta, left, right):  # pragma: no cover
     """Put ``items`` (the pivot skipped) left of, into or right of the pivot bucket.
 
-    The bucket ``centre[:nc]`` grows as items join it. Returns ``(nc, nl, nr)``.
+    An item joins the bucket ``centre[:nc]`` when its mean preference against it is in
+    ``[1/2 - beta, 1/2 + beta]`` (up to :data:`_TOL`). With ``grow`` the mean is over the
+    bucket as it grows (stage 1), otherwise over the ``nc`` items it had on entry (stage 2).
+    Returns ``(nc, nl, nr)``.
     """
+    lo_t = 0.5 - beta - _TOL
+    hi_t = 0.5 + beta + _TOL
+    n_ref = nc
     nl = 0
     nr = 0
     for k in range(items.shape[0]):
@@ -255,10 +288,12 @@ def _place(P, items, piv, centre, nc, multi_pivot, lo_t, hi_t, left, right):  # 
         if it == piv:
             continue
         if multi_pivot:
+            if grow:
+                n_ref = nc
             s = 0.0
-            for c in range(nc):
+            for c in range(n_ref):
                 s += P[centre[c], it]
-            s /= nc
+            s /= n_ref
         else:
             s = P[piv, it]
         if s < lo_t:
@@ -295,8 +330,6 @@ def _bpa(P, priority, beta, multi_pivot, two_stage, out):  # pragma: no cover - 
     st_lo[0], st_hi[0], st_done[0] = 0, m, False
     top = 1
     bucket = 0
-    lo_t = 0.5 - beta
-    hi_t = 0.5 + beta
     while top > 0:
         top -= 1
         lo, hi = st_lo[top], st_hi[top]
@@ -308,17 +341,18 @@ def _bpa(P, priority, beta, multi_pivot, two_stage, out):  # pragma: no cover - 
             continue
         piv = buf[lo]
         for k in range(lo + 1, hi):
-            if priority[buf[k]] < priority[piv]:
+            if priority[buf[k]] < priority[piv] - _TOL:
                 piv = buf[k]
         centre[0] = piv
         # stage 1: every item of the segment against the (growing) pivot bucket
-        nc, nl, nr = _nb_place(P, buf[lo:hi], piv, centre, 1, multi_pivot, lo_t, hi_t, left, right)
+        nc, nl, nr = _nb_place(P, buf[lo:hi], piv, centre, 1, multi_pivot, True, beta, left, right)
         if two_stage and multi_pivot:
-            # stage 2: re-insert the left then the right items against the final bucket
+            # stage 2: re-insert the left then the right items against the bucket stage 1
+            # ended with (Aledo et al. 2017; scikit-lr's bpa_lia_mp2 does the same)
             rest[:nl] = left[:nl]
             rest[nl : nl + nr] = right[:nr]
             nc, nl, nr = _nb_place(
-                P, rest[: nl + nr], piv, centre, nc, True, lo_t, hi_t, left, right
+                P, rest[: nl + nr], piv, centre, nc, True, False, beta, left, right
             )
         buf[lo : lo + nl] = left[:nl]
         buf[lo + nl : lo + nl + nc] = centre[:nc]
@@ -342,14 +376,22 @@ def _bpa_rows(Ps, priorities, beta, multi_pivot, two_stage, out):  # pragma: no 
 _nb_bpa_rows = numba.njit(_bpa_rows, cache=True, nogil=True)
 
 
-def _dani_rows(Ps: np.ndarray) -> np.ndarray:
+def _dani_rows(Ps):  # pragma: no cover - compiled below
     """DANI indexes of a stack of pair-order matrices (q, m, m) -> (q, m)."""
-    m = Ps.shape[-1]
-    U = np.where(Ps > 0.75, 1.0, np.where(Ps < 0.25, 0.0, 0.5))
-    D = np.abs(Ps - U)
-    idx = np.arange(m)
-    D[..., idx, idx] = 0.0
-    return D.sum(axis=-1) / max(m - 1, 1)
+    q, m = Ps.shape[0], Ps.shape[1]
+    out = np.empty((q, m))
+    for i in range(q):
+        for u in range(m):
+            d = 0.0
+            for v in range(m):
+                if v != u:
+                    p = Ps[i, u, v]
+                    d += abs(p - (1.0 if p > 0.75 else (0.0 if p < 0.25 else 0.5)))
+            out[i, u] = d / max(m - 1, 1)
+    return out
+
+
+_nb_dani_rows = numba.njit(_dani_rows, cache=True, nogil=True)
 
 
 def _bucket_pivot_many(
@@ -365,7 +407,7 @@ def _bucket_pivot_many(
     Ps = np.ascontiguousarray(Ps, dtype=np.float64)
     q, m = Ps.shape[0], Ps.shape[-1]
     if pivot == "dani":
-        pri = _dani_rows(Ps)
+        pri = _nb_dani_rows(Ps)
     else:
         rng = check_random_state(rng)
         pri = rng.random_sample((q, m))
@@ -416,7 +458,8 @@ def bucket_pivot(
         with the pivot alone.
     two_stage : bool, default=True
         With ``multi_pivot``, re-insert the items put before or after the bucket in the first
-        pass against the final bucket (LIA "MP2").
+        pass against the bucket that pass ended with (LIA "MP2"; the bucket does not grow
+        during the second pass, so its order of visits does not matter).
     random_state : int, RandomState or None
         Used only by ``pivot="random"``.
 
@@ -433,8 +476,9 @@ def bucket_pivot(
     -----
     The defaults are the "BPA-LIA-MP2" of Alfaro, Aledo & Gámez (2021) and of scikit-lr's
     ``bpa_lia_mp2``: items are visited in the same order and exact ties of the DANI index go
-    to the first item of the current set, as there. (scikit-lr adds machine epsilon to every
-    pair count, which can only matter at a preference exactly on a threshold.)
+    to the first item of the current set, as there. Comparisons with the thresholds and
+    between DANI indexes allow 1e-10 of rounding, so that a preference exactly on
+    ``1/2 -+ beta`` (frequent with a few rankings) is decided as in exact arithmetic.
 
     Complexity: O(m^2) time per level of recursion, O(m^3) worst case, O(m^2) memory.
 

@@ -8,9 +8,14 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rankclust import Rankings
-from rankclust.bucket_consensus import bucket_pivot, pair_order_matrix
+from rankclust.bucket_consensus import bucket_pivot, pair_order_matrix, precedence_counts
 from rankclust.label_ranking import DecisionTreePartialLabelRanker, KNeighborsPartialLabelRanker
-from rankclust.label_ranking.partial import _best_split, _entropy, _pair_states
+from rankclust.label_ranking.partial import (
+    _best_split,
+    _entropy,
+    _neighbour_counts,
+    _pair_states,
+)
 from rankclust.metrics import tau_x
 
 ESTIMATORS = [
@@ -67,8 +72,8 @@ def test_weighted_equals_expanded():
     R = Rankings.from_ranks(Y).with_weights(w)
     Xe, Ye = np.repeat(X, w, axis=0), np.repeat(Y, w, axis=0)
     Xq = np.random.default_rng(2).normal(size=(10, 3))
-    a = DecisionTreePartialLabelRanker().fit(X, R).predict(Xq)
-    b = DecisionTreePartialLabelRanker().fit(Xe, Ye).predict(Xq)
+    a = DecisionTreePartialLabelRanker(random_state=0).fit(X, R).predict(Xq)
+    b = DecisionTreePartialLabelRanker(random_state=0).fit(Xe, Ye).predict(Xq)
     np.testing.assert_array_equal(a, b)
 
 
@@ -113,7 +118,7 @@ def test_best_split_matches_brute_force():
             hi = np.flatnonzero(X[:, f] > t)
             imp = w[lo].sum() * _entropy(counts(lo)) + w[hi].sum() * _entropy(counts(hi))
             best = min(best, imp / w.sum())
-    f, t, imp = _best_split(X, S, w, 1)
+    f, t, imp = _best_split(X, S, w, 1, np.arange(2))
     assert imp == pytest.approx(best)
 
 
@@ -167,3 +172,45 @@ def test_knn_too_many_neighbours():
     X, Y = make_data(n=4)
     with pytest.raises(ValueError, match="larger than the number of training samples"):
         KNeighborsPartialLabelRanker(n_neighbors=5).fit(X, Y)
+
+
+def test_tied_splits_go_to_the_first_feature_of_the_order():
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(20, 1))
+    X = np.hstack([x, x])  # two copies: every split ties exactly between the features
+    Y = rng.integers(1, 4, size=(20, 3))
+    S = _pair_states(Y - 1)
+    w = np.ones(20)
+    f0, t0, i0 = _best_split(X, S, w, 1, np.array([0, 1]))
+    f1, t1, i1 = _best_split(X, S, w, 1, np.array([1, 0]))
+    assert (f0, f1) == (0, 1) and t0 == t1 and i0 == i1
+
+
+def test_random_state_orders_the_features_per_node():
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(40, 1))
+    X = np.hstack([x, x])
+    Y = rng.integers(1, 4, size=(40, 3))
+    roots = set()
+    for seed in range(8):
+        tree = DecisionTreePartialLabelRanker(random_state=seed).fit(X, Y)
+        again = DecisionTreePartialLabelRanker(random_state=seed).fit(X, Y)
+        np.testing.assert_array_equal(tree.tree_feature_, again.tree_feature_)
+        roots.add(int(tree.tree_feature_[0]))
+        # the copies are interchangeable: the same partition of the rows whatever the order
+        np.testing.assert_array_equal(tree.predict(X), again.predict(X))
+    assert roots == {0, 1}
+
+
+def test_neighbour_counts_equal_precedence_counts():
+    rng = np.random.default_rng(11)
+    ranks = rng.integers(-1, 3, size=(12, 5))  # ties and missing labels (-1)
+    ind = rng.integers(0, 12, size=(4, 3))
+    w = rng.random((4, 3))
+    prec = np.zeros((4, 5, 5))
+    ties = np.zeros((4, 5, 5))
+    _neighbour_counts(ranks, ind, w, prec, ties)
+    for i in range(4):
+        p, t = precedence_counts(Rankings.from_ranks(ranks[ind[i]] + 1), sample_weight=w[i])
+        np.testing.assert_allclose(prec[i], p, atol=1e-12)
+        np.testing.assert_allclose(ties[i], t, atol=1e-12)

@@ -40,6 +40,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
+from rankclust._kernel_random import shuffle
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._unseen_labels import ranks_to_rankings
 from rankclust.bucket_consensus import (
@@ -48,6 +49,7 @@ from rankclust.bucket_consensus import (
     pair_order_from_counts,
 )
 from rankclust.label_ranking._base import validate_fit_data, validate_predict_data
+from rankclust.label_ranking.tree import feature_order_seed
 from rankclust.metrics import tau_x
 from rankclust.rankings import Rankings, check_rankings
 
@@ -76,7 +78,9 @@ class _PartialLabelRankerMixin:
         """Dense 1-based ranks (q, m) of stacked counts (q, m, m); unseen labels last, tied."""
         m = prec.shape[-1]
         seen = np.setdiff1d(np.arange(m), self.unseen_items_)  # type: ignore[attr-defined]
-        P = pair_order_from_counts(prec, ties)[:, seen[:, None], seen[None, :]]
+        P = pair_order_from_counts(prec, ties)
+        if seen.size < m:
+            P = P[:, seen[:, None], seen[None, :]]
         out = np.empty(prec.shape[:-1], dtype=np.int64)
         b = bucket_pivot(P, beta=self.beta, pivot=self.pivot, random_state=rng)  # type: ignore[attr-defined]
         out[:, seen] = b + 1
@@ -164,7 +168,7 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
     Notes
     -----
     Complexity: fit as :class:`~sklearn.neighbors.NearestNeighbors`; predict O(q (search +
-    k m^2 + m^3)) time, O(q k m^2) memory per block of queries.
+    k m^2 + m^3)) time, O(q m^2) memory per block of queries.
 
     References
     ----------
@@ -246,16 +250,13 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
         m = self.n_items_
         ranks = np.asarray(self.rankings_.ranks, dtype=np.int64)  # storage may be narrow
         out = np.empty((X.shape[0], m), dtype=np.int64)
-        step = max(1, 4_000_000 // (self.n_neighbors * m * m))
+        step = max(1, 2_000_000 // (m * m))  # bounds the (q, m, m) counts
         for s in range(0, X.shape[0], step):
             dist, ind = self.nn_.kneighbors(X[s : s + step])
             w = self._neighbour_weights(dist, ind)
-            r = ranks[ind]  # (q, k, m)
-            both = (r[..., :, None] >= 0) & (r[..., None, :] >= 0)
-            less = (r[..., :, None] < r[..., None, :]) & both
-            same = (r[..., :, None] == r[..., None, :]) & both
-            prec = np.einsum("qk,qkuv->quv", w, less.astype(np.float64))
-            ties = np.einsum("qk,qkuv->quv", w, same.astype(np.float64))
+            prec = np.zeros((ind.shape[0], m, m))
+            ties = np.zeros((ind.shape[0], m, m))
+            _nb_neighbour_counts(ranks, ind, w, prec, ties)
             out[s : s + step] = self._consensus(prec, ties, rng)
         return out
 
@@ -271,6 +272,42 @@ class KNeighborsPartialLabelRanker(_PartialLabelRankerMixin, ValidatedParamsMixi
         loaded.rankings_attr(self, "rankings_", n_items=m, n_rankings=n)
         if not 1 <= self.n_neighbors <= n:
             raise ValueError(f"nn_: {n} training rows for n_neighbors={self.n_neighbors}")
+
+
+def _neighbour_counts(ranks, ind, w, prec, ties):  # pragma: no cover - compiled below
+    """Weighted precedence and tie counts of each query's neighbours (IN/OUT ``prec, ties``).
+
+    ``ranks`` (n, m) 0-based (-1 absent), ``ind`` (q, k) neighbour rows, ``w`` (q, k) weights;
+    ``prec`` and ``ties`` (q, m, m) zeroed. One pass over the upper-triangle label pairs of
+    the neighbours, without branches on the order (adding ``0.0`` leaves a sum unchanged);
+    the lower triangle is filled per query from a local buffer (contiguous writes).
+    """
+    q, k = ind.shape
+    m = ranks.shape[1]
+    below = np.empty((m, m))
+    for i in range(q):
+        below[:, :] = 0.0
+        for j in range(k):
+            r = ranks[ind[i, j]]
+            wij = w[i, j]
+            for u in range(m):
+                ru = r[u]
+                if ru < 0:
+                    continue
+                for v in range(u + 1, m):
+                    rv = r[v]
+                    if rv < 0:
+                        continue
+                    prec[i, u, v] += wij * (ru < rv)
+                    below[u, v] += wij * (rv < ru)
+                    ties[i, u, v] += wij * (ru == rv)
+        for u in range(m):
+            for v in range(u + 1, m):
+                prec[i, v, u] = below[u, v]
+                ties[i, v, u] = ties[i, u, v]
+
+
+_nb_neighbour_counts = numba.njit(_neighbour_counts, cache=True, nogil=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,13 +341,14 @@ def _entropy(counts):  # pragma: no cover - compiled below
 _nb_entropy = numba.njit(_entropy, cache=True, nogil=True)
 
 
-def _best_split(X, S, w, min_leaf):  # pragma: no cover - compiled below
+def _best_split(X, S, w, min_leaf, feat_order):  # pragma: no cover - compiled below
     """Best threshold split of a node: (feature, threshold, weighted child impurity).
 
     ``X`` (n, d), ``S`` (n, pairs) states, ``w`` (n,) weights, all of the node's rows. A
     threshold lies midway between consecutive distinct values; ``feature = -1`` when no
-    feature has two distinct values. Exact ties of the criterion go to the first feature and
-    the lowest threshold.
+    feature has two distinct values. Exact ties of the criterion (up to 1e-12) go to the
+    first feature visited in ``feat_order`` (a permutation of ``0..d-1``) and its lowest
+    threshold.
     """
     n, d = X.shape
     n_pairs = S.shape[1]
@@ -324,7 +362,8 @@ def _best_split(X, S, w, min_leaf):  # pragma: no cover - compiled below
     best_imp = np.inf
     left = np.zeros((n_pairs, 4))
     right = np.zeros((n_pairs, 4))
-    for f in range(d):
+    for fi in range(d):
+        f = feat_order[fi]
         order = np.argsort(X[:, f], kind="mergesort")
         left[:, :] = 0.0
         wl = 0.0
@@ -394,7 +433,13 @@ class DecisionTreePartialLabelRanker(
         Tie threshold of the Bucket Pivot Algorithm.
     pivot : {"dani", "random"}, default="dani"
     random_state : int, RandomState or None
-        Used by ``pivot="random"`` (leaf consensus at fit).
+        The order in which each node visits the features, drawn afresh at every node (as
+        :class:`~rankclust.label_ranking.LabelRankingTree`); it only decides between splits of
+        exactly equal criterion, common in small nodes and on features with few distinct
+        values: the first one found wins (scikit-learn's and scikit-lr's convention). A fixed
+        order would always send these ties to the lowest feature index, which costs accuracy.
+        ``None`` draws the seed from numpy's global random state, as scikit-learn does; pass
+        an int for a reproducible tree. Also used by ``pivot="random"`` (leaf consensus).
 
     Attributes
     ----------
@@ -473,6 +518,9 @@ class DecisionTreePartialLabelRanker(
         """
         self._validate_params()
         X, R = validate_fit_data(self, X, Y, allow_ties=True)
+        # the per-node feature orders first, then (pivot="random") the leaf consensus draws
+        rng_state = np.array([feature_order_seed(self.random_state)], dtype=np.uint64)
+        feat_order = np.arange(X.shape[1])
         rng = check_random_state(self.random_state) if self.pivot == "random" else None
         ranks = np.asarray(R.ranks, dtype=np.int64)
         S = _pair_states(ranks)
@@ -496,13 +544,17 @@ class DecisionTreePartialLabelRanker(
                 (right if is_right else left)[parent] = node
             depth_reached = max(depth_reached, depth)
             f = -1
-            if depth < max_depth and rows.size >= self.min_samples_split and not _pure(S[rows]):
-                f, t, _ = _nb_best_split(
-                    np.ascontiguousarray(X[rows]),
-                    np.ascontiguousarray(S[rows]),
-                    w[rows],
-                    self.min_samples_leaf,
-                )
+            if depth < max_depth and rows.size >= self.min_samples_split:
+                S_node = np.ascontiguousarray(S[rows])
+                if not _nb_pure(S_node):
+                    shuffle(feat_order, rng_state)
+                    f, t, _ = _nb_best_split(
+                        np.ascontiguousarray(X[rows]),
+                        S_node,
+                        w[rows],
+                        self.min_samples_leaf,
+                        feat_order,
+                    )
             if f < 0:
                 leaves.append((node, rows))
                 continue
