@@ -60,29 +60,30 @@ def _closure(C: Any) -> Any:
     return C.closure() if C.has_assessors else None
 
 
-def _fit(
-    args: argparse.Namespace, method: Method, C: Any, k: int, console: Console
-) -> tuple[Any, Any]:
-    """The model for K (and the standard errors of a single Bradley-Terry model)."""
+def _make(args: argparse.Namespace, method: Method, C: Any, k: int) -> Any:
+    """The unfitted model for K, after the checks of K and of ``--set`` (before any output)."""
     if k == 1:
         from rankclust.pairwise import BradleyTerry
 
-        est = make_estimator(BradleyTerry, extra=parse_set(args.set), fixed=_K1_PARAMS)
-        with console.task("fitting BradleyTerry"):
-            est.fit(C)
-        se = est.standard_errors(C)[: C.n_items] if C.n_items <= _MAX_SE_ITEMS else None
-        return est, se
+        return make_estimator(BradleyTerry, n_init=args.n_init, extra=parse_set(args.set),
+                              fixed=_K1_PARAMS)  # fmt: skip
     if not C.has_assessors:
         raise CLIError(
             f"{args.file}: no assessor column, so there are no assessors to cluster; -k 1 fits "
             "one Bradley-Terry model"
         )
     check_k(k, C.n_assessors, what="assessors")
-    est = make_estimator(method.load(), n_clusters=k, random_state=args.random_state,
-                         n_init=args.n_init, extra=parse_set(args.set))  # fmt: skip
+    return make_estimator(method.load(), n_clusters=k, random_state=args.random_state,
+                          n_init=args.n_init, extra=parse_set(args.set))  # fmt: skip
+
+
+def _fit(est: Any, C: Any, k: int, console: Console) -> Any:
+    """Fit; for one Bradley-Terry model also its standard errors (None when too large)."""
     with console.task(f"fitting {type(est).__name__} with K={k}"):
         est.fit(C)
-    return est, None
+    if hasattr(est, "labels_") or C.n_items > _MAX_SE_ITEMS:
+        return None
+    return est.standard_errors(C)[: C.n_items]
 
 
 def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
@@ -91,8 +92,9 @@ def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
 
     method = pair_method(args)
     C = load_pairs(args.file, encoding=args.encoding, strict=not args.skip_malformed)
+    est = _make(args, method, C, args.k)
     console.info(pairs_note(C, args.file))
-    est, se = _fit(args, method, C, args.k, console)
+    se = _fit(est, C, args.k, console)
     closure = _closure(C)
     title = f"{type(est).__name__} ({method.name}), K={args.k}"
     text = pairs_summary(est, C, closure, title=title, max_items=console.max_items,
@@ -121,12 +123,17 @@ def cmd_select_k_pairs(args: argparse.Namespace, console: Console) -> int:
         raise CLIError(f"{args.file}: no assessor column, so there are no assessors to cluster")
     ks = parse_ks(args.ks, largest=C.n_assessors)
     check_k(ks[-1], C.n_assessors, what="assessors", option="--ks")
-    console.info(pairs_note(C, args.file))
     cls = method.load()
+
+    def make(k: int) -> Any:
+        return make_estimator(cls, n_clusters=k, random_state=args.random_state,
+                              n_init=args.n_init, extra=parse_set(args.set))  # fmt: skip
+
+    make(ks[0])  # a bad --set fails before any output
+    console.info(pairs_note(C, args.file))
     rows, models = [], {}
     for k in console.progress(ks, total=len(ks), desc=f"{cls.__name__} K"):
-        est = make_estimator(cls, n_clusters=k, random_state=args.random_state,
-                             n_init=args.n_init, extra=parse_set(args.set)).fit(C)  # fmt: skip
+        est = make(k).fit(C)
         models[k] = est
         rows.append({"k": k, "log_likelihood": est.log_likelihood_, "bic": est.bic_})
     console.print(selection_summary(
