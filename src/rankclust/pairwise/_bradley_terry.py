@@ -435,7 +435,7 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
         loaded.choice_attr(self, "converged_", (True, False))
         # the unnormalised solution, read by standard_errors: one more entry (log nu) with ties
         x = loaded.array_attr(self, "_x", shape=(m + (1 if nu > 0 else 0),))
-        if nu > 0 and not np.isclose(np.exp(x[m]), nu, rtol=1e-12, atol=0.0):
+        if nu > 0 and not np.isclose(x[m], np.log(nu), rtol=0.0, atol=1e-9):
             raise ValueError("_x: its last entry is not log(tie_strength_)")
 
     # ---------------------------------------------------------------- prediction
