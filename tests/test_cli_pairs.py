@@ -190,3 +190,29 @@ def test_beach_preferences(capsys, tmp_path):
 
     mix = BradleyTerryMixture(3, random_state=0).fit(read_bayesmallows_pairs(BEACH))
     assert res["log_likelihood"] == pytest.approx(mix.log_likelihood_, rel=1e-12)
+
+
+def test_predict_assigns_assessors_of_a_pairs_file(capsys, pairs_file, tmp_path):
+    model, js = tmp_path / "m.zip", tmp_path / "fit.json"
+    code, _, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 2,
+                       "--random-state", 0, "--json", js, "--save", model)  # fmt: skip
+    assert code == 0, err
+    labels = json.loads(js.read_text())["labels"]
+    code, out, err = run(capsys, "predict", model, pairs_file, "--out", tmp_path / "p.csv")
+    assert code == 0, err
+    rows = (tmp_path / "p.csv").read_text().splitlines()
+    assert rows[0] == "assessor,cluster,p_cluster_0,p_cluster_1"
+    assert {r.split(",")[0]: int(r.split(",")[1]) for r in rows[1:]} == labels
+    # a new file with other assessors, items in another order and fewer items
+    new = tmp_path / "new.csv"
+    new.write_text("assessor,winner,loser\nZ,date,cherry\nZ,cherry,banana\nY,banana,cherry\n")
+    code, out, err = run(capsys, "predict", model, new)
+    assert code == 0, err
+    got = dict(r.split(",")[:2] for r in out.splitlines()[1:])
+    a_cluster = labels["A2"]
+    assert got == {"Y": str(a_cluster), "Z": str(1 - a_cluster)}
+    new.write_text("assessor,winner,loser\nZ,kiwi,apple\n")
+    code, _, err = run(capsys, "predict", model, new)
+    one_line_error(code, err, "'kiwi' is not one of the model's items")
+    code, _, err = run(capsys, "predict", model, new, "--format", "orderings")
+    one_line_error(code, err, "only --format pairs")

@@ -400,9 +400,10 @@ def _add_predict(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("model", metavar="MODEL", help="model file written by --save")
     p.add_argument("file", metavar="FILE", help="rankings or features to predict")
     p.add_argument("--format", default=None,
-                   choices=sorted(set(RANKING_FORMATS) | set(FEATURE_FORMATS)),
+                   choices=sorted(set(RANKING_FORMATS) | set(FEATURE_FORMATS) | {"pairs"}),
                    help="input layout: for rankings as in 'cluster' (default auto); for "
-                        "features 'features' (default) or 'label-ranking'")  # fmt: skip
+                        "features 'features' (default) or 'label-ranking'; 'pairs' for a "
+                        "model of pairwise comparisons (its default)")  # fmt: skip
     p.add_argument("--kind", choices=["top", "subset"], default=None,
                    help="meaning of absent items (default: the model's)")  # fmt: skip
     p.add_argument("--items", metavar="FILE", help="item names of FILE, one per line")

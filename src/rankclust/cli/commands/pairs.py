@@ -152,3 +152,66 @@ def cmd_select_k_pairs(args: argparse.Namespace, console: Console) -> int:
     out.save(models[best_k])
     out.report()
     return EXIT_OK
+
+
+def predict_pairs(model: Any, args: argparse.Namespace, console: Console) -> int:
+    """``rankclust predict MODEL FILE`` for a saved ``BradleyTerryMixture``: the cluster of
+    each assessor of a pairs file (items matched to the model's by name)."""
+    import csv
+    import io
+    from pathlib import Path
+
+    import numpy as np
+
+    from rankclust.cli.report import write_json
+    from rankclust.pairwise import BradleyTerryMixture, Comparisons
+
+    if not isinstance(model, BradleyTerryMixture):
+        raise CLIError(
+            f"predict assigns assessors to clusters; a {type(model).__name__} has none "
+            "(save a model with 'rankclust cluster FILE --format pairs -k K --save FILE', K >= 2)"
+        )
+    if args.format not in (None, "pairs") or args.kind or args.items:
+        raise CLIError("this model reads pairwise comparisons: only --format pairs applies")
+    C = load_pairs(args.file, encoding=args.encoding)
+    if not C.has_assessors:
+        raise CLIError(f"{args.file}: no assessor column, so there are no assessors to assign")
+    names = model.items_ or tuple(str(j) for j in range(model.n_items_))
+    index = {s: j for j, s in enumerate(names)}
+    unknown = [s for s in C.items if s not in index]
+    if unknown:
+        raise CLIError(f"{args.file}: item {unknown[0]!r} is not one of the model's items")
+    remap = np.array([index[s] for s in C.items], dtype=np.int64)
+    C = Comparisons(
+        remap[C.winner], remap[C.loser], n_items=model.n_items_, assessor=C.assessor,
+        count=C.count, tie=C.tie, items=names, assessors=C.assessors,
+    )  # fmt: skip
+    proba = model.predict_proba(C)
+    labels = proba.argmax(axis=1)
+    console.info(
+        f"{args.file}: {C.n_comparisons} comparisons by {C.n_assessors} assessors; model "
+        f"{type(model).__name__} from {args.model}"
+    )
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["assessor", "cluster", *(f"p_cluster_{k}" for k in range(proba.shape[1]))])
+    for a, who in enumerate(C.assessors):
+        w.writerow([who, int(labels[a]), *(f"{p:.6g}" for p in proba[a])])
+    written = []
+    if args.out:
+        Path(args.out).write_text(buf.getvalue(), encoding="utf-8")
+        written.append(args.out)
+    if args.json:
+        rows = [
+            {"assessor": who, "cluster": int(labels[a]), "probabilities": proba[a].tolist()}
+            for a, who in enumerate(C.assessors)
+        ]
+        write_json({"command": "predict", "model": args.model, "estimator":
+                    type(model).__name__, "input": args.file, "items": list(names),
+                    "n_assessors": C.n_assessors, "predictions": rows}, args.json)  # fmt: skip
+        written.append(args.json)
+    if written:
+        console.info("wrote " + ", ".join(written))
+    else:
+        console.out.write(buf.getvalue())
+    return EXIT_OK
