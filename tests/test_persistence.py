@@ -362,7 +362,7 @@ def test_every_whitelisted_sklearn_class_roundtrips(tmp_path):
 
 
 # ---------------------------------------------------------------------------- rankclust estimators
-_FAMILIES = ("models", "cluster", "label_ranking", "supervised", "ordinal")
+_FAMILIES = ("models", "cluster", "label_ranking", "supervised", "ordinal", "pairwise")
 
 
 def _discover_estimators():
@@ -409,6 +409,12 @@ def _small_instance(cls):
 def _fit_for_family(est, family, rng):
     """Fit on small random data of the family's task; returns the inputs for prediction."""
     R = random_rankings(rng, 40, 5)
+    if family == "pairwise":
+        from rankclust.pairwise import Comparisons
+
+        C = Comparisons.from_rankings(R)
+        est.fit(C)
+        return (C,)
     if family in ("models", "cluster"):
         try:
             est.fit(R)

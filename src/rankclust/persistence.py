@@ -116,6 +116,8 @@ RANKCLUST_CLASSES: frozenset[str] = frozenset(
         "rankclust.ordinal.baselines:SMMCPC",
         "rankclust.ordinal.baselines:WSVORC",
         "rankclust.ordinal.m2sorc:M2SORC",
+        "rankclust.pairwise._bradley_terry:BradleyTerry",
+        "rankclust.pairwise._mixture:BradleyTerryMixture",
         "rankclust.supervised.baselines:FeatureKMeansRanking",
         "rankclust.supervised.baselines:NaiveKMeans",
         "rankclust.supervised.baselines:OneRank",

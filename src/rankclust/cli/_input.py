@@ -15,12 +15,14 @@ import numpy as np
 from rankclust.cli._errors import CLIError
 
 __all__ = [
+    "PAIR_FORMATS",
     "READ_FORMATS",
     "check_file",
     "data_row_lines",
     "input_limits",
     "input_note",
     "load_label_ranking",
+    "load_pairs",
     "load_rankings",
     "read_numeric_csv",
     "where",
@@ -28,6 +30,9 @@ __all__ = [
 
 #: The --format choices: rankclust.io.FORMATS (kept literal so that --help imports no reader).
 READ_FORMATS = ("preflib", "orderings", "ranks", "label-ranking", "kamishima")
+#: The --format choices of pairwise comparisons (read by load_pairs, clustered by
+#: 'cluster' and 'select-k'): a CSV whose header is detected (see load_pairs).
+PAIR_FORMATS = ("pairs",)
 # The read report of each input file (rankclust.io.ReadReport), shown by input_note.
 _READ_REPORTS: dict[str, Any] = {}
 
@@ -89,6 +94,11 @@ def load_rankings(
     """
     from rankclust.io import read_rankings
 
+    if fmt in PAIR_FORMATS:
+        raise CLIError(
+            f"--format {fmt}: this command reads rankings; pairwise comparisons are "
+            "clustered by 'rankclust cluster' and 'rankclust select-k'"
+        )
     p = check_file(path)
     items = _item_names(items_file, encoding)
     R, report = read_rankings(
@@ -111,6 +121,55 @@ def load_label_ranking(
     )
     _READ_REPORTS[str(path)] = report
     return X, Y
+
+
+_PAIR_LAYOUTS = "winner,loser[,assessor][,count][,tie] or assessor,bottom_item,top_item"
+
+
+def _header(path: Path, encoding: str | None) -> tuple[int, list[str]]:
+    """The first non-blank line of a (possibly gzipped) CSV: its number and stripped fields."""
+    import csv
+    import gzip
+
+    with open(path, "rb") as f:
+        head = f.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    try:
+        with opener(path, "rb") as f:
+            data = f.read(1 << 16)
+    except (OSError, EOFError) as exc:
+        raise CLIError(f"{path}: cannot read ({exc})") from None
+    text = data.decode(encoding or "utf-8", errors="replace").removeprefix("\ufeff")
+    lineno, line = next(((k, ln) for k, ln in enumerate(text.splitlines(), 1) if ln.strip()),
+                        (1, ""))  # fmt: skip
+    return lineno, [h.strip() for h in next(csv.reader([line]))] if line else []
+
+
+def load_pairs(path: str, *, encoding: str | None = None, strict: bool = True) -> Any:
+    """Pairwise comparisons from a CSV, its layout told by the header.
+
+    ``winner,loser`` (with optional ``assessor``, ``count``, ``tie`` columns):
+    :func:`rankclust.io.read_pairs_csv`; ``assessor,bottom_item,top_item`` (BayesMallows,
+    the top item preferred): :func:`rankclust.io.read_bayesmallows_pairs`. Any other header
+    is a one-line error naming both layouts.
+
+    Returns
+    -------
+    rankclust.pairwise.Comparisons
+    """
+    from rankclust.io import read_bayesmallows_pairs, read_pairs_csv
+
+    p = check_file(path)
+    lineno, fields = _header(p, encoding)
+    header = set(fields)
+    if {"winner", "loser"} <= header:
+        return read_pairs_csv(p, encoding=encoding, strict=strict)
+    if {"assessor", "bottom_item", "top_item"} <= header:
+        return read_bayesmallows_pairs(p, encoding=encoding, strict=strict)
+    found = ", ".join(fields[:20]) + (", ..." if len(fields) > 20 else "") or "nothing"
+    raise CLIError(
+        f"{path}, line {lineno}: a pairs file needs the header {_PAIR_LAYOUTS} (found {found})"
+    )
 
 
 def read_numeric_csv(path: str, *, what: str, integer: bool = False) -> np.ndarray:

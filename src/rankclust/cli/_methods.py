@@ -19,6 +19,7 @@ __all__ = [
     "CLUSTER_METHODS",
     "LABEL_RANKING_METHODS",
     "ORDINAL_METHODS",
+    "PAIR_METHODS",
     "SUPERVISED_METHODS",
     "Method",
     "has_criteria",
@@ -27,6 +28,7 @@ __all__ = [
     "method_help",
     "method_registry",
     "parse_set",
+    "rankings_method",
     "resolve_method",
 ]
 
@@ -134,6 +136,14 @@ ORDINAL_METHODS: dict[str, Method] = _methods("rankclust.ordinal", {
     "m2sorc": ("M2SORC", "maximum-margin semi-supervised ordinal regression clustering"),
 })  # fmt: skip
 
+#: Clustering of assessors from pairwise comparisons (``cluster``/``select-k`` with
+#: ``--format pairs``; the only method there, and its default).
+PAIR_METHODS: dict[str, Method] = _methods("rankclust.pairwise", {
+    "bt-mixture": ("BradleyTerryMixture", "with --format pairs: mixture of Bradley-Terry "
+                   "models clustering the assessors of pairwise comparisons, by EM (K=1: one "
+                   "Bradley-Terry model)"),
+})  # fmt: skip
+
 # Names of registries a method package may define (``{name: estimator class}``); their
 # entries are added to (or replace) the defaults above, so a package decides its own names.
 _PACKAGE_REGISTRIES = {
@@ -184,6 +194,14 @@ def resolve_method(family: str, name: str) -> tuple[Method, type]:
         raise CLIError(f"unknown method {name!r}; choose from {', '.join(methods)}")
     method = methods[name]
     return method, method.load()
+
+
+def rankings_method(name: str | None) -> str:
+    """The ``--method`` of ``cluster``/``select-k`` on rankings: ``mixture`` when omitted; a
+    method of pairwise comparisons is refused with the option that reads them."""
+    if name in PAIR_METHODS:
+        raise CLIError(f"--method {name} fits pairwise comparisons: add --format pairs")
+    return name or "mixture"
 
 
 def method_help(methods: Mapping[str, Method]) -> str:

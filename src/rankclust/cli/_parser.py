@@ -13,10 +13,11 @@ from typing import Any
 
 from rankclust.cli._console import MAX_SHOWN_ITEMS
 from rankclust.cli._errors import EXIT_USAGE
-from rankclust.cli._input import READ_FORMATS
+from rankclust.cli._input import PAIR_FORMATS, READ_FORMATS
 from rankclust.cli._methods import (
     CLUSTER_METHODS,
     LABEL_RANKING_METHODS,
+    PAIR_METHODS,
     SUPERVISED_METHODS,
     method_help,
 )
@@ -149,11 +150,15 @@ def _add_group(p: argparse.ArgumentParser, name: str) -> None:
         g = p.add_argument_group("input")
         g.add_argument("file", metavar="FILE",
                        help="PrefLib .soc/.soi/.toc/.toi, label-ranking CSV, or CSV of orderings")  # fmt: skip
-        g.add_argument("--format", default="auto", choices=["auto", *READ_FORMATS],
+        g.add_argument("--format", default="auto",
+                       choices=["auto", *READ_FORMATS, *PAIR_FORMATS],
                        help="input layout (default: detected from the suffix and the content, "
                             "refused when uncertain); 'orderings': one ranking per row, best "
                             "first, items as 1-based numbers or names; 'ranks': column j = "
-                            "rank of item j; 'kamishima': the SUSHI .order layout")  # fmt: skip
+                            "rank of item j; 'kamishima': the SUSHI .order layout; 'pairs' "
+                            "(cluster, select-k): pairwise comparisons, a CSV with the header "
+                            "winner,loser[,assessor][,count][,tie] or assessor,bottom_item,"
+                            "top_item (BayesMallows)")  # fmt: skip
         g.add_argument("--encoding", default=None, metavar="NAME",
                        help="text encoding of FILE and --items (default: from a byte-order "
                             "mark, else UTF-8; other bytes are refused, never guessed)")  # fmt: skip
@@ -270,14 +275,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_CLUSTER_METHOD_HELP = (
+    f"one of {', '.join(CLUSTER_METHODS)} (default mixture) for rankings; "
+    f"{', '.join(PAIR_METHODS)} (the default) for --format pairs"
+)
+
+
 def _add_cluster(command: Callable[..., argparse.ArgumentParser]) -> None:
     """Add the ``cluster`` command."""
     p = command("cluster", cmd_cluster, help="cluster rankings into K groups",
                 description="Cluster rankings into K groups and print the clusters, their "
-                            "sizes and central rankings. Methods: "
-                            + method_help(CLUSTER_METHODS))  # fmt: skip
+                            "sizes and central rankings; with --format pairs, cluster the "
+                            "assessors of pairwise comparisons. Methods: "
+                            + method_help(CLUSTER_METHODS | PAIR_METHODS))  # fmt: skip
     _add_k(p)
-    _add_method(p, CLUSTER_METHODS, "mixture")
+    _add_method(p, CLUSTER_METHODS, None, help=_CLUSTER_METHOD_HELP)
 
 
 def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -289,7 +301,7 @@ def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--criterion", choices=["bic", "icl", "aic"], default=None,
                    help="criterion that chooses K (default bic; lower is better; methods "
                         "with a criterion only)")  # fmt: skip
-    _add_method(p, CLUSTER_METHODS, "mixture")
+    _add_method(p, CLUSTER_METHODS, None, help=_CLUSTER_METHOD_HELP)
     p.add_argument("--lrt", type=_pos_int, default=None, metavar="B",
                    help="also test each K against K-1 by the parametric-bootstrap "
                         "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip
@@ -388,9 +400,10 @@ def _add_predict(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("model", metavar="MODEL", help="model file written by --save")
     p.add_argument("file", metavar="FILE", help="rankings or features to predict")
     p.add_argument("--format", default=None,
-                   choices=sorted(set(RANKING_FORMATS) | set(FEATURE_FORMATS)),
+                   choices=sorted(set(RANKING_FORMATS) | set(FEATURE_FORMATS) | {"pairs"}),
                    help="input layout: for rankings as in 'cluster' (default auto); for "
-                        "features 'features' (default) or 'label-ranking'")  # fmt: skip
+                        "features 'features' (default) or 'label-ranking'; 'pairs' for a "
+                        "model of pairwise comparisons (its default)")  # fmt: skip
     p.add_argument("--kind", choices=["top", "subset"], default=None,
                    help="meaning of absent items (default: the model's)")  # fmt: skip
     p.add_argument("--items", metavar="FILE", help="item names of FILE, one per line")

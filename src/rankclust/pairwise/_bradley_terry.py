@@ -37,6 +37,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._limits import check_alloc
 from rankclust._param_validation import (
     Interval,
@@ -418,6 +419,23 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
             if abs(f - f_old) <= self.tol * max(abs(f), 1.0):
                 return x, it, True
         return x, 100 * self.max_iter, False
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=2)
+        loaded.items_attr(self, n_items=m)
+        loaded.array_attr(self, "scores_", shape=(m,))
+        loaded.array_attr(self, "worths_", shape=(m,), low=0.0, high=1.0)
+        nu = loaded.float_attr(self, "tie_strength_", low=0.0)
+        loaded.float_attr(self, "log_likelihood_", high=0.0)
+        loaded.int_attr(self, "n_iter_")
+        loaded.choice_attr(self, "converged_", (True, False))
+        # the unnormalised solution, read by standard_errors: one more entry (log nu) with ties
+        x = loaded.array_attr(self, "_x", shape=(m + (1 if nu > 0 else 0),))
+        if nu > 0 and not np.isclose(x[m], np.log(nu), rtol=0.0, atol=1e-9):
+            raise ValueError("_x: its last entry is not log(tie_strength_)")
 
     # ---------------------------------------------------------------- prediction
     def _pairs(self, pairs: Any) -> np.ndarray:

@@ -11,7 +11,9 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, ValidatedParamsMixin
 from rankclust.pairwise._bradley_terry import BradleyTerry
 from rankclust.pairwise._comparisons import Comparisons
@@ -45,6 +47,8 @@ class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
     ----------
     scores_ : ndarray of shape (n_components, n_items)
         Mean-zero log-worths of each component.
+    tie_strengths_ : ndarray of shape (n_components,)
+        Davidson tie strength of each component (0 when the data have no ties).
     weights_ : ndarray of shape (n_components,)
         Mixing proportions.
     responsibilities_ : ndarray of shape (n_assessors, n_components)
@@ -171,6 +175,7 @@ class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
             )
         seen = np.bincount(C.assessor, minlength=n_a) > 0
         self.scores_ = np.vstack([f.scores_ for f in fits])
+        self.tie_strengths_ = np.array([f.tie_strength_ for f in fits])
         self.weights_ = weights
         self.responsibilities_ = resp
         self.labels_ = np.where(seen, resp.argmax(axis=1), -1)
@@ -185,3 +190,65 @@ class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
         self.n_iter_ = n_iter
         self.converged_ = converged
         return self
+
+    # ---------------------------------------------------------------- prediction
+    def _components(self) -> list[BradleyTerry]:
+        """One fitted :class:`BradleyTerry` per component, from the stored state."""
+        out = []
+        for z, nu in zip(self.scores_, self.tie_strengths_, strict=True):
+            bt = BradleyTerry()
+            bt.scores_, bt.tie_strength_, bt.n_items_ = z, float(nu), self.n_items_
+            out.append(bt)
+        return out
+
+    def predict_proba(self, C: Comparisons) -> np.ndarray:
+        """Posterior probability of each component for each assessor of ``C``.
+
+        Parameters
+        ----------
+        C : Comparisons
+            With assessors, over the model's items.
+
+        Returns
+        -------
+        ndarray of shape (C.n_assessors, n_components)
+            An assessor without comparisons gets the mixing proportions ``weights_``.
+        """
+        check_is_fitted(self)
+        if not isinstance(C, Comparisons):
+            raise TypeError(f"expected a Comparisons, got {type(C).__name__}")
+        if not C.has_assessors:
+            raise ValueError("C has no assessor column")
+        if C.n_items != self.n_items_:
+            raise ValueError(f"C has {C.n_items} items, the model {self.n_items_}")
+        with np.errstate(divide="ignore"):
+            L = self._assessor_loglik(C, self._components(), C.n_assessors) + np.log(self.weights_)
+        return np.exp(L - logsumexp(L, axis=1, keepdims=True))
+
+    def predict(self, C: Comparisons) -> np.ndarray:
+        """Most probable component of each assessor of ``C``, shape (C.n_assessors,)."""
+        return self.predict_proba(C).argmax(axis=1)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=2)
+        k = self.n_components
+        loaded.items_attr(self, n_items=m)
+        loaded.array_attr(self, "scores_", shape=(k, m))
+        loaded.array_attr(self, "tie_strengths_", shape=(k,), low=0.0)
+        w = loaded.array_attr(self, "weights_", shape=(k,), low=0.0, high=1.0)
+        if w.max() <= 0.0:
+            raise ValueError("weights_: all zero")
+        resp = loaded.array_attr(self, "responsibilities_", ndim=2, low=0.0, high=1.0)
+        if resp.shape[1] != k:
+            raise ValueError(f"responsibilities_: expected {k} columns, got {resp.shape[1]}")
+        loaded.array_attr(self, "labels_", kind="i", shape=(resp.shape[0],), low=-1, high=k - 1)
+        loaded.check_permutations(
+            loaded.array_attr(self, "rankings_", kind="i", shape=(k, m)), "rankings_"
+        )
+        loaded.float_attr(self, "log_likelihood_", high=0.0)
+        loaded.float_attr(self, "bic_")
+        loaded.int_attr(self, "n_iter_")
+        loaded.choice_attr(self, "converged_", (True, False))

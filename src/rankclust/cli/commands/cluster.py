@@ -7,9 +7,9 @@ import argparse
 from rankclust.cli._checks import check_k, check_rank_input
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK
-from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._input import PAIR_FORMATS, input_note, load_rankings
 from rankclust.cli._intervals import check_interval_options, report_intervals
-from rankclust.cli._methods import make_estimator, parse_set, resolve_method
+from rankclust.cli._methods import make_estimator, parse_set, rankings_method, resolve_method
 from rankclust.cli._outputs import Outputs, cluster_figures, interval_figures
 
 __all__ = ["cmd_cluster"]
@@ -19,7 +19,11 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     """Fit the chosen clusterer and print its clusters, sizes and central rankings."""
     from rankclust.cli.report import cluster_summary, result_dict
 
-    method, cls = resolve_method("cluster", args.method)
+    if args.format in PAIR_FORMATS:
+        from rankclust.cli.commands.pairs import cmd_cluster_pairs
+
+        return cmd_cluster_pairs(args, console)
+    method, cls = resolve_method("cluster", rankings_method(args.method))
     est = make_estimator(
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
         extra=parse_set(args.set), fixed=method.params,

@@ -241,6 +241,10 @@ def cmd_predict(args: argparse.Namespace, console: Console) -> int:
     from rankclust.persistence import load
 
     model = load(check_file(args.model))
+    if type(model).__module__.startswith("rankclust.pairwise."):
+        from rankclust.cli.commands.pairs import predict_pairs
+
+        return predict_pairs(model, args, console)
     family = _family(model)
     if family == "rankings":
         fmt = "auto" if args.format is None else args.format

@@ -11,9 +11,15 @@ from typing import Any
 from rankclust.cli._checks import check_k, check_rank_input
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
-from rankclust.cli._input import input_note, load_rankings
+from rankclust.cli._input import PAIR_FORMATS, input_note, load_rankings
 from rankclust.cli._intervals import check_interval_options, report_intervals
-from rankclust.cli._methods import has_criteria, make_estimator, parse_set, resolve_method
+from rankclust.cli._methods import (
+    has_criteria,
+    make_estimator,
+    parse_set,
+    rankings_method,
+    resolve_method,
+)
 from rankclust.cli._outputs import Outputs, cluster_figures, interval_figures
 
 __all__ = ["cmd_select_k", "parse_ks", "select_k_table"]
@@ -111,7 +117,11 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     """Fit one model per K, print the criteria table and the best model."""
     from rankclust.cli.report import selection_summary
 
-    method, cls = resolve_method("cluster", args.method)
+    if args.format in PAIR_FORMATS:
+        from rankclust.cli.commands.pairs import cmd_select_k_pairs
+
+        return cmd_select_k_pairs(args, console)
+    method, cls = resolve_method("cluster", rankings_method(args.method))
     parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
     extra = parse_set(args.set)
     _check_options(args, method, cls)
