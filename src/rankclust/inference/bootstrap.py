@@ -362,10 +362,17 @@ WARM_TOL_FACTOR = 1e-5
 
 
 def _refit(
-    est: Any, R: Rankings, seed: int, warm_start: bool, n_fresh: int = 0, warm: Any = None
+    est: Any,
+    R: Rankings,
+    seed: int,
+    warm_start: bool,
+    n_fresh: int = 0,
+    warm: Any = None,
+    tol_factor: float | None = None,
 ) -> Any:
     """``est`` refitted on R: from its own fit (one EM run, plus ``n_fresh`` fresh starts and
-    starts grown from ``warm``) or, with ``warm_start=False``, with its full restarts."""
+    starts grown from ``warm``) or, with ``warm_start=False``, with its full restarts.
+    A warm refit converges to ``est.tol * tol_factor`` (default :data:`WARM_TOL_FACTOR`)."""
     new = clone(est)
     if _is_mixture(est):
         new.set_params(random_state=seed)
@@ -375,7 +382,8 @@ def _refit(
                 # A replicate starts at the fitted optimum, where EM moves slowly: stopping at
                 # the fit's own ``tol`` leaves it near the start and the intervals too narrow
                 # (about half the Wald width on APA 1980). Converge as far as the fit's polish.
-                new.set_params(tol=est.tol * WARM_TOL_FACTOR)
+                factor = WARM_TOL_FACTOR if tol_factor is None else tol_factor
+                new.set_params(tol=est.tol * factor)
                 inits = [(est._fitted_params(), est.weights_)]
                 return new._fit(R, None, warm=warm, starts=(inits, n_fresh))
             return new.fit(R)

@@ -519,9 +519,12 @@ class DecisionTreePartialLabelRanker(
         self._validate_params()
         X, R = validate_fit_data(self, X, Y, allow_ties=True)
         # the per-node feature orders first, then (pivot="random") the leaf consensus draws
-        rng_state = np.array([feature_order_seed(self.random_state)], dtype=np.uint64)
+        # (one RandomState for both, so that an int seed and RandomState(seed) fit alike)
+        rng = check_random_state(self.random_state)
+        rng_state = np.array([feature_order_seed(rng)], dtype=np.uint64)
         feat_order = np.arange(X.shape[1])
-        rng = check_random_state(self.random_state) if self.pivot == "random" else None
+        if self.pivot != "random":
+            rng = None
         ranks = np.asarray(R.ranks, dtype=np.int64)
         S = _pair_states(ranks)
         w = R.weights.astype(np.float64)
