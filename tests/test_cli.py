@@ -13,6 +13,7 @@ import pytest
 
 from rankclust import Rankings, cli
 from rankclust.cli import CLIError, main
+from tests._cli import run
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -20,11 +21,6 @@ ITEMS = ["Alice", "Bob", "Carol", "Dave", "Eve"]
 
 
 # ---------------------------------------------------------------------------- helpers
-def run(capsys, *argv):
-    """Run the CLI; return (exit code, stdout, stderr)."""
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err, *fragments):

@@ -20,6 +20,7 @@ import pytest
 from rankclust import Rankings, cli
 from rankclust.cli import main
 from rankclust.cli.report import to_jsonable
+from tests._cli import one_line_error, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -47,21 +48,6 @@ ACCEPTS = {
     "reproduce": _COMMON | {"--full", "--experiments-dir"},
     "predict": _COMMON | {"--format", "--kind", "--items", "--encoding", "--out", "--json"},
 }  # fmt: skip
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *fragments):
-    assert code == 2, err
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    assert len(lines) == 1, err
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    return lines[0]
 
 
 def _commands():

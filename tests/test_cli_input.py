@@ -11,15 +11,9 @@ from pathlib import Path
 import pytest
 
 from rankclust import cli, io
-from rankclust.cli import main
+from tests._cli import run
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err, *fragments):

@@ -7,23 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from rankclust.cli import main
+from tests._cli import one_line_error, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *fragments):
-    assert code == 2, err
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    assert len(lines) == 1, err
-    for f in fragments:
-        assert f in lines[0], lines[0]
 
 
 @pytest.fixture(scope="module")

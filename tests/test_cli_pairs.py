@@ -8,29 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankclust.cli import main
 from rankclust.pairwise import BradleyTerry
 from rankclust.persistence import load
+from tests._cli import one_line_error, run
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 BEACH = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "bayesmallows_misc"
 BEACH = BEACH / "beach_preferences.csv"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(code, err, *fragments):
-    assert code == 2, err
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-    assert len(lines) == 1, err
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    return lines[0]
 
 
 def _two_groups(path: Path, *, bayesmallows: bool = False) -> Path:

@@ -14,8 +14,8 @@ import pytest
 from sklearn.preprocessing import StandardScaler
 
 from rankclust import Rankings
-from rankclust.cli import main
 from rankclust.persistence import load, save
+from tests._cli import run
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning"),
@@ -25,12 +25,6 @@ pytestmark = [
 SRC = Path(__file__).resolve().parents[1] / "src"
 LABELS = ["red", "green", "blue", "amber"]
 ITEMS = ["Alice", "Bob", "Carol", "Dave", "Eve"]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_new_process(*argv):

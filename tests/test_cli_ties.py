@@ -6,15 +6,9 @@ import json
 
 import pytest
 
-from rankclust.cli import main
+from tests._cli import run
 
 NAMES = ["Apple", "Banana", "Cherry", "Date"]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write_preflib(path, data_type, orders):
