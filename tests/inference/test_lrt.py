@@ -127,7 +127,7 @@ def test_nested_starts_contain_the_null_fit(cls, one_bloc) -> None:
 
     null = cls(n_components=2, n_init=2, random_state=0).fit(one_bloc)
     starts = _nested_starts(null, delta=0.0)
-    assert len(starts) == 2
+    assert len(starts) == 3  # one per null component, and the null fit itself
     for j, (params, weights) in enumerate(starts):
         assert weights.sum() == pytest.approx(1.0) and len(weights) == 3
         alt = cls(n_components=3, random_state=0)
@@ -144,11 +144,14 @@ def test_nested_starts_split_the_dispersion(one_bloc) -> None:
     from rankclust.inference.lrt import _nested_starts
 
     null = MallowsMixture(n_components=1, n_init=2, random_state=0).fit(one_bloc)
-    ((params, weights),) = _nested_starts(null, delta=0.1)
+    (params, weights), (exact, exact_weights) = _nested_starts(null, delta=0.1)
     theta = null.thetas_[0]
     np.testing.assert_allclose(params["thetas"], [1.1 * theta, 0.9 * theta])
     np.testing.assert_allclose(weights, [0.5, 0.5])
     np.testing.assert_array_equal(params["centers"], np.repeat(null.center_positions_, 2, 0))
+    # the last start is the null fit itself, whatever delta: EM keeps it at LR_b = 0
+    np.testing.assert_array_equal(exact["thetas"], [theta, theta])
+    np.testing.assert_allclose(exact_weights, [0.5, 0.5])
 
 
 def test_no_replicate_below_the_nested_fit(one_bloc) -> None:

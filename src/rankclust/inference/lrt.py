@@ -122,6 +122,12 @@ def _nested_starts(null: Any, delta: float = _SPLIT_DELTA) -> list[tuple[dict, n
         w = np.append(weights, weights[j] / 2.0)
         w[j] /= 2.0
         starts.append((new, w))
+    # and the (K - 1) fit itself (delta = 0, a fixed point of EM): whatever tol stops the
+    # perturbed starts before they make up their O(delta^2), this one keeps LR_b >= 0
+    exact = {name: np.concatenate([v, v[:1]]) for name, v in params.items()}
+    w = np.append(weights, weights[0] / 2.0)
+    w[0] /= 2.0
+    starts.append((exact, w))
     return starts
 
 
