@@ -40,6 +40,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from rankclust import _loaded_state as loaded
+from rankclust._compiled import tree_apply
 from rankclust._kernel_random import shuffle
 from rankclust._param_validation import Interval, StrOptions, ValidatedParamsMixin
 from rankclust._unseen_labels import ranks_to_rankings
@@ -396,21 +397,6 @@ def _best_split(X, S, w, min_leaf, feat_order):  # pragma: no cover - compiled b
 _nb_best_split = numba.njit(_best_split, cache=True, nogil=True)
 
 
-def _apply(feature, threshold, left, right, X, out):  # pragma: no cover - compiled below
-    """Leaf node index of each row of ``X``."""
-    for i in range(X.shape[0]):
-        node = 0
-        while feature[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = node
-
-
-_nb_apply = numba.njit(_apply, cache=True, nogil=True)
-
-
 class DecisionTreePartialLabelRanker(
     _PartialLabelRankerMixin, ValidatedParamsMixin, BaseEstimator
 ):
@@ -587,12 +573,12 @@ class DecisionTreePartialLabelRanker(
         """Index of the leaf each row of ``X`` ends in, shape (n_samples,)."""
         X = validate_predict_data(self, X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        _nb_apply(
+        tree_apply(
+            np.ascontiguousarray(X),
             self.tree_feature_,
             self.tree_threshold_,
             self.tree_left_,
             self.tree_right_,
-            np.ascontiguousarray(X),
             out,
         )
         return out
