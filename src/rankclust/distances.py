@@ -75,7 +75,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial.distance import cdist
 
-from rankclust._compiled import kendall_pair
+from rankclust._compiled import cayley_pair, kendall_pair, ulam_pair
 from rankclust._param_validation import StrOptions, validate_arguments, validate_params
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
@@ -190,26 +190,6 @@ def _kendall_paired_complete(order_A, B, disc):  # pragma: no cover - compiled b
         disc[i] = _nb_kendall_pair_complete(order_A[i], B[0 if one else i], tree)
 
 
-def _cayley_pair(a, order_b, seen):  # pragma: no cover - compiled below
-    """Cayley distance ``m - #cycles`` of ``j -> order_b[a[j]]`` (a conjugate of a o b^-1)."""
-    m = a.shape[0]
-    for j in range(m):
-        seen[j] = False
-    cycles = 0
-    for j in range(m):
-        if seen[j]:
-            continue
-        cycles += 1
-        x = j
-        while not seen[x]:
-            seen[x] = True
-            x = order_b[a[x]]
-    return m - cycles
-
-
-_nb_cayley_pair = numba.njit(_cayley_pair, cache=True, nogil=True)
-
-
 def _cayley_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cover
     n, m = A.shape
     n2 = order_B.shape[0]
@@ -217,7 +197,7 @@ def _cayley_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cov
     for i in range(n):
         start = row_offset + i + 1 if symmetric else 0
         for k in range(start, n2):
-            out[i, k] = _nb_cayley_pair(A[i], order_B[k], seen)
+            out[i, k] = cayley_pair(A[i], order_B[k], seen)
 
 
 def _cayley_paired(A, order_B, out):  # pragma: no cover - compiled below
@@ -225,32 +205,7 @@ def _cayley_paired(A, order_B, out):  # pragma: no cover - compiled below
     one = order_B.shape[0] == 1
     seen = np.zeros(m, dtype=np.bool_)
     for i in range(n):
-        out[i] = _nb_cayley_pair(A[i], order_B[0 if one else i], seen)
-
-
-def _ulam_pair(a, order_b, tails):  # pragma: no cover - compiled below
-    """Ulam distance ``m - LIS`` of the sequence ``a[order_b[0]], ..., a[order_b[m-1]]``: the
-    positions under ``a`` of the items listed best first under ``b``. Patience sorting with
-    binary search, O(m log m); ``tails`` is a buffer of length m (overwritten)."""
-    m = a.shape[0]
-    n_tails = 0
-    for k in range(m):
-        x = a[order_b[k]]
-        lo = 0
-        hi = n_tails
-        while lo < hi:  # first tail >= x
-            mid = (lo + hi) // 2
-            if tails[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        tails[lo] = x
-        if lo == n_tails:
-            n_tails += 1
-    return m - n_tails
-
-
-_nb_ulam_pair = numba.njit(_ulam_pair, cache=True, nogil=True)
+        out[i] = cayley_pair(A[i], order_B[0 if one else i], seen)
 
 
 def _ulam_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cover
@@ -260,7 +215,7 @@ def _ulam_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cover
     for i in range(n):
         start = row_offset + i + 1 if symmetric else 0
         for k in range(start, n2):
-            out[i, k] = _nb_ulam_pair(A[i], order_B[k], tails)
+            out[i, k] = ulam_pair(A[i], order_B[k], tails)
 
 
 def _ulam_paired(A, order_B, out):  # pragma: no cover - compiled below
@@ -268,7 +223,7 @@ def _ulam_paired(A, order_B, out):  # pragma: no cover - compiled below
     one = order_B.shape[0] == 1
     tails = np.zeros(m, dtype=np.int64)
     for i in range(n):
-        out[i] = _nb_ulam_pair(A[i], order_B[0 if one else i], tails)
+        out[i] = ulam_pair(A[i], order_B[0 if one else i], tails)
 
 
 _nb_kendall_all_pairs = numba.njit(_kendall_all_pairs, cache=True, nogil=True)
