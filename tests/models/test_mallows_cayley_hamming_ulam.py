@@ -336,3 +336,19 @@ def test_exact_center_refuses_large_m():
     for mod in (_mallows_cayley, _mallows_ulam):
         with pytest.raises(ValueError, match="m = 11 > 10"):
             mod.estimate_center(R, np.ones(2), exact=True)
+
+
+@pytest.mark.parametrize(
+    ("metric", "neighbours"), [("cayley", cayley_neighbours), ("ulam", ulam_neighbours)]
+)
+def test_warm_start_descends_from_init_and_exact_ignores_it(metric, neighbours):
+    R, w = small_data(metric, 7, 5)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        init = rng.permutation(7)
+        center = MODELS[metric].estimate_center(R, w, exact=False, init=init)
+        here = cost(metric, R, w, center)
+        assert here <= cost(metric, R, w, init)
+        assert all(cost(metric, R, w, c) >= here - 1e-9 for c in neighbours(center))
+        exact = MODELS[metric].estimate_center(R, w, exact=True, init=init)
+        assert cost(metric, R, w, exact) == pytest.approx(brute_center_cost(metric, R, w))

@@ -60,8 +60,9 @@ __all__ = [
 
 #: Largest number of items for which :func:`estimate_center` enumerates every centre.
 EXACT_CENTER_MAX_ITEMS = 8
-#: Largest ``m! * (distinct rows)`` the automatic exact search takes on (about a second).
-EXACT_CENTER_MAX_WORK = 2 * 10**8
+#: Largest ``m! * (distinct rows)`` the automatic exact search takes on (about a second on
+#: unclustered data, where the bound prunes little).
+EXACT_CENTER_MAX_WORK = 10**7
 
 
 def _insert_probs(theta: np.ndarray, m: int) -> np.ndarray:
@@ -245,14 +246,13 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
 # --------------------------------------------------------------------------------------------
 # centre
 # --------------------------------------------------------------------------------------------
-def _exact_center(orders, A, w, out):  # pragma: no cover - compiled below
+def _exact_center(orders, A, w, best, out):  # pragma: no cover - compiled below
     """Over every candidate ordering ``orders[k]`` (items best first), the weighted Cayley
-    cost of the rows ``A`` (positions); writes the best ordering to ``out`` and returns its
-    cost. Rows should come heaviest first: a candidate is dropped once its partial cost
-    exceeds the best so far."""
+    cost of the rows ``A`` (positions); an ordering costing less than ``best`` (a bound, e.g.
+    the cost of ``out`` on entry) replaces ``out``. Returns the best cost. Rows should come
+    heaviest first: a candidate is dropped once its partial cost reaches the best so far."""
     n, m = A.shape
     seen = np.zeros(m, dtype=np.bool_)
-    best = np.inf
     for k in range(orders.shape[0]):
         cost = 0.0
         for i in range(n):
@@ -320,17 +320,21 @@ def _local_search(A: np.ndarray, w: np.ndarray, center: np.ndarray) -> tuple[np.
 
 
 def estimate_center(
-    ranks: np.ndarray, weights: np.ndarray, *, exact: bool | None = None
+    ranks: np.ndarray,
+    weights: np.ndarray,
+    *,
+    exact: bool | None = None,
+    init: np.ndarray | None = None,
 ) -> np.ndarray:
     """Weighted MLE of the Cayley-Mallows centre: minimise ``sum_i w_i d_C(r_i, c)``.
 
     The minimiser does not depend on ``theta > 0``.
 
-    * **Exact** (by enumeration of all ``m!`` centres, with early abandoning of a candidate
-      whose partial cost already exceeds the best) when ``exact=True``, or by default when
-      ``m <= EXACT_CENTER_MAX_ITEMS`` (8) and ``m! * (distinct rows) <=
-      EXACT_CENTER_MAX_WORK``.
-    * Otherwise a **local search, returning a local optimum**: steepest descent over
+    * **Exact** when ``exact=True``, or by default when ``m <= EXACT_CENTER_MAX_ITEMS`` (8)
+      and ``m! * (distinct rows) <= EXACT_CENTER_MAX_WORK``: every one of the ``m!`` centres
+      is tried, a candidate being abandoned once its partial cost (rows heaviest first)
+      reaches the best so far, which starts at the local search's result.
+    * Otherwise only the **local search, returning a local optimum**: steepest descent over
       transpositions of the centre (each move's cost change for all ``m(m-1)/2`` swaps at once
       from the rows' cycle structure, O(n m^2)), from several starts -- the exact Hamming
       centre (:func:`rankclust.models._mallows_hamming.estimate_center`), the Borda ranking and
@@ -344,6 +348,10 @@ def estimate_center(
         Non-negative row weights.
     exact : bool, optional
         Force (True) or forbid (False) the exhaustive search; None decides as above.
+    init : ndarray of int, shape (m,), optional
+        A centre to start the local search from, instead of the default starts (a warm
+        start, e.g. the previous centre in an EM loop). The exhaustive search starts its
+        bound from the local search's result, so its answer does not depend on ``init``.
 
     Returns
     -------
@@ -363,19 +371,23 @@ def estimate_center(
         exact = (
             m <= EXACT_CENTER_MAX_ITEMS and math.factorial(m) * A.shape[0] <= EXACT_CENTER_MAX_WORK
         )
+    if exact and m > 10:
+        raise ValueError(f"the exact Cayley centre enumerates m! centres; m = {m} > 10")
     by_weight = np.argsort(-w, kind="stable")
     A, w = np.ascontiguousarray(A[by_weight]), w[by_weight]
-    if exact:
-        if m > 10:
-            raise ValueError(f"the exact Cayley centre enumerates m! centres; m = {m} > 10")
-        orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
-        best = np.empty(m, dtype=np.int64)
-        _nb_exact_center(orders, A, w, best)
-        return np.argsort(best).astype(np.int64)
-    starts = [
-        _mallows_hamming.estimate_center(A, w),
-        generalized_borda(Rankings(A), w),
-        *A[: min(3, A.shape[0])],
-    ]
+    if init is not None:
+        starts = [np.asarray(init, dtype=np.int64)]
+    else:
+        starts = [
+            _mallows_hamming.estimate_center(A, w),
+            generalized_borda(Rankings(A), w),
+            *A[: min(3, A.shape[0])],
+        ]
     results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
-    return min(results, key=lambda r: r[1])[0]
+    center, cost = min(results, key=lambda r: r[1])
+    if exact:
+        orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+        best = np.argsort(center).astype(np.int64)
+        _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
+        center = np.argsort(best).astype(np.int64)
+    return center
