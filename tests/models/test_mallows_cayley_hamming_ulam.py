@@ -352,3 +352,41 @@ def test_warm_start_descends_from_init_and_exact_ignores_it(metric, neighbours):
         assert all(cost(metric, R, w, c) >= here - 1e-9 for c in neighbours(center))
         exact = MODELS[metric].estimate_center(R, w, exact=True, init=init)
         assert cost(metric, R, w, exact) == pytest.approx(brute_center_cost(metric, R, w))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("m", [3, 7, 12])
+def test_log_distance_counts_agree_with_the_normaliser(metric, m):
+    lc = MODELS[metric].log_distance_counts(m)
+    assert np.exp(lc - math.lgamma(m + 1)).sum() == pytest.approx(1.0, rel=1e-12)
+    for theta in [0.0, 0.8, 5.0]:
+        d = np.arange(lc.shape[0])
+        expected = np.log(np.exp(lc - theta * d).sum())
+        assert MODELS[metric].log_normalizer(theta, m) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("m", [4, 7])
+def test_theta_mle_is_the_root_of_expected_distance_and_maximises_the_brute_force_likelihood(
+    metric, m
+):
+    """For a known centre the likelihood's maximiser over theta (normaliser by enumeration)
+    solves E_theta d = mean distance, with this module's expected_distance."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    center = np.random.default_rng(m).permutation(m)
+    draws = MODELS[metric].sample(center, 1.1, 400, np.random.RandomState(m))
+    mean_d = dist(metric, draws, center).mean()
+    d_all = dist(metric, all_perms(m), center)
+
+    def neg_loglik(theta):
+        return theta * mean_d + math.log(np.exp(-theta * d_all).sum())
+
+    best = minimize_scalar(
+        neg_loglik, bounds=(0.0, 20.0), method="bounded", options={"xatol": 1e-10}
+    )
+    root = brentq(
+        lambda t: MODELS[metric].expected_distance(t, m) - mean_d, 1e-9, 20.0, xtol=1e-13
+    )
+    assert root == pytest.approx(best.x, abs=1e-6)
+    assert abs(root - 1.1) < 0.25  # and it estimates the theta the data came from

@@ -54,6 +54,7 @@ __all__ = [
     "distance_variance",
     "estimate_center",
     "expected_distance",
+    "log_distance_counts",
     "log_normalizer",
     "sample",
 ]
@@ -190,6 +191,19 @@ def distance_counts(m: int) -> list[int]:
     for j in range(1, m):
         poly = [a + j * b for a, b in zip([*poly, 0], [0, *poly], strict=True)]
     return poly
+
+
+def log_distance_counts(m: int) -> np.ndarray:
+    """``log N_m(d)`` for ``d = 0..m-1`` (``m >= 1``): the log of :func:`distance_counts`.
+
+    Complexity: O(m^2) big-integer operations.
+
+    Examples
+    --------
+    >>> np.exp(log_distance_counts(3)).round(6).tolist()
+    [1.0, 3.0, 2.0]
+    """
+    return np.array([math.log(c) for c in distance_counts(m)], dtype=np.float64)
 
 
 def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomState) -> np.ndarray:
