@@ -196,7 +196,18 @@ def distance_counts(m: int) -> list[int]:
 def log_distance_counts(m: int) -> np.ndarray:
     """``log N_m(d)`` for ``d = 0..m-1`` (``m >= 1``): the log of :func:`distance_counts`.
 
-    Complexity: O(m^2) big-integer operations.
+    Parameters
+    ----------
+    m : int
+        Number of items, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+
+    Notes
+    -----
+    Complexity: O(m^2) big-integer operations, O(m) memory.
 
     Examples
     --------

@@ -86,7 +86,18 @@ def distance_counts(m: int) -> list[int]:
 def log_distance_counts(m: int) -> np.ndarray:
     """``log N_m(d)`` for ``d = 0..m`` (``-inf`` at ``d = 1``), read-only, cached per ``m``.
 
-    Complexity: O(m) big-integer operations, cached.
+    Parameters
+    ----------
+    m : int
+        Number of items, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (m + 1,)
+
+    Notes
+    -----
+    Complexity: O(m) big-integer operations (cached), O(m) memory.
 
     Examples
     --------
