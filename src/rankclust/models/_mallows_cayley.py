@@ -34,7 +34,6 @@ Probability* 20, 1-35.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -44,7 +43,12 @@ import numpy as np
 from rankclust._compiled import cayley_pair
 from rankclust.consensus import generalized_borda
 from rankclust.models import _mallows_hamming
-from rankclust.models._mallows_counts import check_m, check_theta, weighted_unique_rows
+from rankclust.models._mallows_counts import (
+    all_orders,
+    check_m,
+    check_theta,
+    weighted_unique_rows,
+)
 from rankclust.rankings import Rankings
 
 __all__ = [
@@ -411,7 +415,7 @@ def estimate_center(
     results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
     center, cost = min(results, key=lambda r: r[1])
     if exact:
-        orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+        orders = all_orders(m)
         best = np.argsort(center).astype(np.int64)
         _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
         center = np.argsort(best).astype(np.int64)
