@@ -1,0 +1,546 @@
+"""Plackett-Luce with item covariates: log-worths linear in features of the items.
+
+The log-worth of item ``j`` with features ``x_j`` (a row of ``item_features``) is
+
+    ``z_j = x_j . coef + intercept + u_j``,
+
+with an optional item effect ``u_j`` (ridge-penalised; none by default), as in the ``pladmm``
+model of R's PlackettLuce (Turner et al. 2020). The likelihood is the Plackett-Luce likelihood
+of :mod:`rankclust.models.plackett_luce` (complete rankings, top-k lists, subset rankings; the
+same compiled stage pass), so the gradient in the log-worths is "wins minus expected wins"
+(Hunter's MM sums) and the gradient in ``coef`` is ``X' (wins - expected wins)``. Because the
+items' worths come from their features, an item that nobody ranked still gets a worth, and
+rankings of new items can be scored from the new items' features.
+
+Identifiability. The likelihood only depends on differences of log-worths, so a constant
+feature (or a set of features that sums to a constant, such as every level of a one-hot
+encoded category) carries no information. The fit works in the column-centred features
+``X - mean(X)`` (over the items of the fit) and in the directions of the coefficient space they
+identify (the right singular vectors of the centred features with non-zero singular value;
+their number is ``rank_``). Along the other directions the likelihood is flat, and ``coef_`` is
+the **minimum-norm** coefficient vector: with an identity design (one indicator per item) it is
+the sum-zero log-worth vector of :class:`~rankclust.models.PlackettLuce`. ``intercept_`` is not a
+parameter but the constant that makes ``scores_`` sum to zero over the items of the fit (the
+convention of ``PlackettLuce.scores_``), and it is carried to new items by
+:meth:`ItemCovariatePlackettLuce.scores_for`.
+
+The fit maximises the penalised log-likelihood
+
+    ``sum_i w_i log P(ranking_i | z) - coef_penalty / 2 |coef|^2 - item_effect_penalty / 2 |u|^2``
+
+(concave): L-BFGS on its analytic gradient, then Newton steps on its analytic Hessian
+(the observed information of :mod:`rankclust.models._pl_information` mapped through the design)
+until the step is below ``tol``. The inverse negative Hessian at the optimum is the covariance of
+the coefficients (with penalties, the Laplace approximation to their posterior under the
+matching Gaussian priors).
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import optimize
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
+
+from rankclust import _loaded_state as loaded
+from rankclust._param_validation import (
+    Interval,
+    ValidatedParamsMixin,
+    check_sample_weight,
+    check_weight_total,
+)
+from rankclust.models._pl_information import _gradient_and_information, wald_intervals
+from rankclust.models.plackett_luce import (
+    ChoiceStages,
+    PlackettLuce,
+    _comparison_problem,
+    choice_stages,
+    loglik_rows,
+    mm_sums,
+    stage_pass,
+)
+from rankclust.rankings import Rankings, check_rankings
+
+__all__ = ["ItemCovariatePlackettLuce"]
+
+#: Newton steps after L-BFGS (each needs the O(u m^2) information).
+_MAX_NEWTON = 50
+
+
+def _check_item_features(F: Any, m: int, name: str = "item_features") -> np.ndarray:
+    """``F`` as a float64 (m, d) array, finite; one clear ``ValueError`` otherwise."""
+    try:
+        X = np.array(F, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array of shape ({m}, d)") from None
+    if X.ndim != 2 or X.shape[0] != m or X.shape[1] == 0:
+        raise ValueError(
+            f"{name} must have shape ({m}, d) with d >= 1 (one row per item), got {X.shape}"
+        )
+    bad = ~np.isfinite(X)
+    if bad.any():
+        j = int(np.argwhere(bad)[0, 0])
+        raise ValueError(f"{name}: row {j} (item {j}) has a NaN or infinite feature")
+    return X
+
+
+def _feature_names(F: Any) -> tuple[str, ...] | None:
+    cols = getattr(F, "columns", None)
+    return None if cols is None else tuple(str(c) for c in cols)
+
+
+def _objective(
+    theta: np.ndarray,
+    stages: ChoiceStages,
+    row_w: np.ndarray,
+    design: np.ndarray,
+    penalty: np.ndarray,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Penalised log-likelihood, its gradient in ``theta`` and the log-worths ``z``.
+
+    ``z = design @ theta``; the gradient is ``design' (wins - exp(z) * denoms) - penalty *
+    theta`` with Hunter's MM sums (:func:`~rankclust.models.plackett_luce.mm_sums`), which are
+    the weighted wins and expected wins of every item. Trusts its input.
+    """
+    z = design @ theta
+    shifted = z - z.max()  # the likelihood is shift-invariant; no worth overflows
+    loglik, exposure = stage_pass(stages, shifted[None, :])
+    wins, denoms = mm_sums(stages, row_w[:, None], exposure)
+    grad_z = wins[0] - np.exp(shifted) * denoms[0]
+    value = float(row_w @ loglik[:, 0]) - 0.5 * float(theta @ (penalty * theta))
+    return value, design.T @ grad_z - penalty * theta, z
+
+
+def _neg_hessian(
+    stages: ChoiceStages, row_w: np.ndarray, design: np.ndarray, penalty: np.ndarray, z: np.ndarray
+) -> np.ndarray:
+    """Negative Hessian of the penalised log-likelihood in ``theta``: ``D' I(z) D + diag(pen)``."""
+    _, info = _gradient_and_information(stages, row_w, z)
+    H = design.T @ info @ design + np.diag(penalty)
+    return 0.5 * (H + H.T)
+
+
+class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
+    """Plackett-Luce model whose log-worths are linear in features of the items.
+
+    ``log worth_j = item_features[j] . coef_ + intercept_ (+ item_effects_[j])``: the
+    Plackett-Luce model of :class:`~rankclust.models.PlackettLuce` with the worths tied to
+    item covariates (R's PlackettLuce ``pladmm``), so that worths of items nobody ranked (or new
+    items) follow from their features. Fits complete rankings, top-k lists (``kind="top"``) and
+    subset rankings (``kind="subset"``), weighted; not rankings with ties. See
+    :mod:`rankclust.models.plackett_luce_covariates` for the identifiability conventions.
+
+    Parameters
+    ----------
+    coef_penalty : float, default=0.0
+        Ridge penalty ``coef_penalty / 2 * |coef|^2`` on the coefficients (0: maximum
+        likelihood). The penalty acts on the features as given: standardise them first when
+        their scales differ.
+    item_effect_penalty : float or None, default=None
+        None: no item effects (the worths are wholly explained by the features). A positive
+        value adds a free log-worth ``u_j`` for every item of the fit, penalised by
+        ``item_effect_penalty / 2 * |u|^2`` (a Gaussian prior of variance
+        ``1 / item_effect_penalty``): the features explain what they can and the item effects
+        the rest. Items that are never ranked get ``u_j = 0``, the prior mean.
+    max_iter : int, default=500
+        Maximum number of L-BFGS iterations (then at most 50 Newton steps).
+    tol : float, default=1e-8
+        Convergence when the largest Newton step in the (whitened) parameters is at most
+        ``tol``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of float64, shape (n_features,)
+        Coefficients of the features (minimum-norm along directions the features do not
+        identify).
+    intercept_ : float
+        Makes ``scores_`` sum to zero over the items of the fit (not a free parameter).
+    item_effects_ : ndarray of float64, shape (n_items,)
+        The item effects ``u`` (zeros without item effects); they sum to zero.
+    scores_ : ndarray of float64, shape (n_items,)
+        Log-worths of the items of the fit, sum zero (as ``PlackettLuce.scores_``).
+    worths_ : ndarray of float64, shape (n_items,)
+        ``exp(scores_)`` normalised to sum 1.
+    ranking_ : ndarray of int64, shape (n_items,)
+        Position of each item when ordered by decreasing score (ties by item index).
+    coef_cov_ : ndarray of float64, shape (n_features, n_features)
+        Covariance of ``coef_``: the inverse observed information (of the penalised
+        log-likelihood) in the identified directions; zero along directions the features do
+        not identify. NaN when the information is singular (the estimate does not exist).
+    rank_ : int
+        Number of coefficient directions the features identify (the rank of the centred
+        features).
+    loglik_ : float
+        Weighted log-likelihood of the fitted rankings (penalties not included).
+    n_items_, n_features_in_ : int
+    feature_names_in_ : tuple of str, length n_features
+        Only when ``item_features`` had column names (a DataFrame).
+    items_ : tuple of str or None
+        Item names of the training rankings.
+    n_iter_ : int
+        L-BFGS iterations plus Newton steps.
+    converged_ : bool
+
+    See Also
+    --------
+    rankclust.models.PlackettLuce : the model without covariates (one free worth per item).
+
+    Notes
+    -----
+    Intercept: only differences of log-worths are identified, so no intercept is estimated;
+    constant feature columns, or groups of columns summing to a constant, are allowed (they
+    are handled by the minimum-norm convention above, ``rank_`` says how many directions
+    remain). With ``coef_penalty = 0`` and no item effects the maximum-likelihood estimate may
+    not exist (features that separate winners from losers); ``fit`` then warns that it did not
+    converge. When the features identify every contrast of the items (``rank_ = m - 1``, e.g.
+    the identity design) the model is plain Plackett-Luce and ``fit`` refuses data for which
+    that MLE does not exist, with the message of :func:`~rankclust.models.plackett_luce.fit_scores`.
+
+    Complexity: one likelihood and gradient O(u m + m p) time for u distinct rankings and
+    p = rank_ (+ m with item effects) parameters; ``fit`` T L-BFGS iterations of that, then a
+    few Newton steps of O(u m^2 + m p^2 + p^3) time and O(m^2 + p^2) memory (plus blocks of
+    rows); ``logpdf`` O(n m log n); ``scores_for`` O(k d).
+
+    References
+    ----------
+    Turner, H. L., van Etten, J., Firth, D. & Kosmidis, I. (2020). Modelling rankings in R:
+    the PlackettLuce package. Computational Statistics, 35, 1027-1057.
+
+    Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. The Annals of
+    Statistics, 32(1), 384-406.
+
+    Examples
+    --------
+    Items described by one feature; the worth of an item nobody ranked (item 3) follows from
+    its feature.
+
+    >>> import numpy as np
+    >>> from rankclust import Rankings
+    >>> from rankclust.models import ItemCovariatePlackettLuce, PlackettLuce
+    >>> F = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> truth = PlackettLuce.from_params(scores=F[:3, 0])
+    >>> R3 = truth.sample(2000, random_state=0)
+    >>> R = Rankings(np.c_[R3.ranks, -np.ones(2000, dtype=int)], kind="subset")
+    >>> model = ItemCovariatePlackettLuce().fit(R, item_features=F)
+    >>> bool(abs(model.coef_[0] - 1.0) < 3 * model.standard_errors()[0])
+    True
+    >>> model.ranking_
+    array([3, 2, 1, 0])
+    >>> model.scores_for([[4.0]]).round(2) == (4.0 * model.coef_ + model.intercept_).round(2)
+    array([ True])
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "coef_penalty": [Interval(Real, 0, None, closed="left")],
+        "item_effect_penalty": [None, Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        coef_penalty: float = 0.0,
+        item_effect_penalty: float | None = None,
+        max_iter: int = 500,
+        tol: float = 1e-8,
+    ) -> None:
+        self.coef_penalty = coef_penalty
+        self.item_effect_penalty = item_effect_penalty
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # ---------------------------------------------------------------- fit
+    def fit(
+        self,
+        R: Any,
+        y: None = None,
+        sample_weight: Any = None,
+        *,
+        item_features: Any = None,
+    ) -> ItemCovariatePlackettLuce:
+        """Fit the coefficients (and item effects) by penalised maximum likelihood.
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, m)
+            Rankings without ties (array input: 1-based ranks, 0 for missing, read as
+            ``kind="subset"``). Items that no ranking shows are allowed (``kind="subset"``):
+            their worths come from their features.
+        y : None
+            Ignored.
+        sample_weight : array-like of float, shape (n,), optional
+            Weight per ranking, multiplied by ``R.weights``; weighted data give the same fit
+            as the data with each ranking repeated.
+        item_features : array-like of float, shape (m, d), optional
+            One row of features per item (per column of ``R``), finite. Default: the
+            identity (one indicator per item), i.e. plain Plackett-Luce.
+
+        Returns
+        -------
+        self : ItemCovariatePlackettLuce
+
+        Raises
+        ------
+        ValueError
+            On ties, bad shapes or non-finite features or weights, features that are constant
+            over the items, or (identity-like designs without penalty) data for which the
+            maximum-likelihood estimate does not exist.
+        """
+        self._validate_params()
+        R = check_rankings(R, allow_ties=False, name="R")
+        m = R.n_items
+        if m < 2:
+            raise ValueError(f"R must have at least 2 items, got {m}")
+        names = None if item_features is None else _feature_names(item_features)
+        F = np.eye(m) if item_features is None else _check_item_features(item_features, m)
+        stages = choice_stages(R)
+        row_w = stages.row_weights(
+            None if sample_weight is None else check_sample_weight(sample_weight, R.n_rankings)
+        )
+        check_weight_total(row_w, what="rankings")
+
+        # identified directions: SVD of the centred features; whitened coordinates a = S g
+        mean = F.mean(axis=0)
+        U, S, Vt = np.linalg.svd(F - mean, full_matrices=False)
+        cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
+        r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
+        if r == 0:
+            raise ValueError(
+                "item_features are constant over the items: they identify no difference "
+                "between worths"
+            )
+        U, S, Vt = U[:, :r], S[:r], Vt[:r]
+        effects = self.item_effect_penalty is not None
+        if effects:
+            design = np.hstack([U, np.eye(m)])
+            penalty = np.concatenate(
+                [self.coef_penalty / S**2, np.full(m, float(self.item_effect_penalty))]
+            )
+        else:
+            design = U
+            penalty = self.coef_penalty / S**2
+            if r == m - 1 and self.coef_penalty == 0:
+                problem = _comparison_problem(stages, row_w)
+                if problem is not None:
+                    raise ValueError(
+                        "the maximum-likelihood estimate does not exist (the features identify "
+                        f"every item's worth and {problem}); use coef_penalty > 0"
+                    )
+
+        theta, n_iter, converged, H = self._optimise(stages, row_w, design, penalty)
+        if not converged:
+            warnings.warn(
+                f"ItemCovariatePlackettLuce did not converge (max_iter={self.max_iter}, "
+                f"tol={self.tol}); the estimate may not exist (features that separate winners "
+                "from losers): use coef_penalty > 0 or a larger max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        alpha = theta[:r]
+        u = theta[r:] if effects else np.zeros(m)
+        coef = Vt.T @ (alpha / S)
+        # covariance of coef: N diag(1/S) Cov(alpha) diag(1/S) N', Cov = H^-1 (alpha block)
+        evals = np.linalg.eigvalsh(H)
+        if evals.min() > 1e-12 * max(evals.max(), 1e-300):
+            cov_alpha = np.linalg.inv(H)[:r, :r]
+            A = Vt.T / S
+            coef_cov = A @ cov_alpha @ A.T
+            coef_cov = 0.5 * (coef_cov + coef_cov.T)
+        else:
+            coef_cov = np.full((F.shape[1], F.shape[1]), np.nan)
+
+        self.coef_ = coef
+        self.intercept_ = float(-(mean @ coef) - u.mean())
+        self.item_effects_ = u - u.mean()
+        self.coef_cov_ = coef_cov
+        self.rank_ = r
+        self.n_features_in_ = F.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        self._set_scores(F @ coef + self.intercept_ + self.item_effects_)
+        self.loglik_ = float(row_w @ loglik_rows(stages.distinct, self.scores_))
+        self.items_ = R.items
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        return self
+
+    def _optimise(
+        self, stages: ChoiceStages, row_w: np.ndarray, design: np.ndarray, penalty: np.ndarray
+    ) -> tuple[np.ndarray, int, bool, np.ndarray]:
+        """L-BFGS, then Newton with step halving; returns theta, iterations, converged, -H."""
+
+        def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            value, grad, _ = _objective(theta, stages, row_w, design, penalty)
+            return -value, -grad
+
+        scale = max(float(row_w.sum()), 1.0)
+        res = optimize.minimize(
+            fun,
+            np.zeros(design.shape[1]),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": self.max_iter, "gtol": 1e-6 * scale, "ftol": 1e-15},
+        )
+        theta = res.x
+        n_iter = int(res.nit)
+        value, grad, z = _objective(theta, stages, row_w, design, penalty)
+        converged = False
+        H = _neg_hessian(stages, row_w, design, penalty, z)
+        for _ in range(_MAX_NEWTON):
+            try:
+                step = np.linalg.solve(H, grad)
+            except np.linalg.LinAlgError:
+                step = np.linalg.lstsq(H, grad, rcond=None)[0]
+            if not np.isfinite(step).all():
+                break
+            n_iter += 1
+            t = 1.0
+            for _ in range(30):  # the objective is concave: halve until it does not decrease
+                cand = theta + t * step
+                new_value, new_grad, new_z = _objective(cand, stages, row_w, design, penalty)
+                if new_value >= value - 1e-12 * abs(value):
+                    break
+                t *= 0.5
+            else:
+                break
+            theta, value, grad, z = cand, new_value, new_grad, new_z
+            H = _neg_hessian(stages, row_w, design, penalty, z)
+            if np.abs(t * step).max() <= self.tol:
+                converged = True
+                break
+        return theta, n_iter, converged, H
+
+    def _set_scores(self, scores: np.ndarray) -> None:
+        self.scores_ = scores - scores.mean()
+        worths = np.exp(self.scores_ - self.scores_.max())
+        self.worths_ = worths / worths.sum()
+        order = np.argsort(-self.scores_, kind="stable")
+        ranking = np.empty(len(scores), dtype=np.int64)
+        ranking[order] = np.arange(len(scores))
+        self.ranking_ = ranking
+        self.n_items_ = len(scores)
+
+    # ---------------------------------------------------------------- prediction
+    def scores_for(self, item_features: Any) -> np.ndarray:
+        """Log-worths of items from their features alone (no item effects).
+
+        On the scale of ``scores_``: ``item_features @ coef_ + intercept_``, so a new item's
+        score can be compared with the fitted items' scores (an item of the fit gets its
+        ``scores_`` entry minus its item effect).
+
+        Parameters
+        ----------
+        item_features : array-like of float, shape (k, n_features_in_)
+
+        Returns
+        -------
+        ndarray of float64, shape (k,)
+
+        Notes
+        -----
+        Complexity: O(k d) time.
+        """
+        check_is_fitted(self, "coef_")
+        F = np.array(item_features, dtype=np.float64) if item_features is not None else None
+        k = F.shape[0] if F is not None and F.ndim == 2 else -1
+        if F is None or F.ndim != 2 or F.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"item_features must have shape (k, {self.n_features_in_}), got "
+                f"{None if F is None else F.shape}"
+            )
+        _check_item_features(F, k)
+        return F @ self.coef_ + self.intercept_
+
+    def _scores_and_data(self, R: Any, item_features: Any) -> tuple[np.ndarray, Rankings]:
+        check_is_fitted(self, "coef_")
+        if item_features is None:
+            R = check_rankings(R, n_items=self.n_items_, items=self.items_, allow_ties=False)
+            return self.scores_, R
+        R = check_rankings(R, allow_ties=False)
+        F = _check_item_features(item_features, R.n_items)
+        return self.scores_for(F), R
+
+    def logpdf(self, R: Any, item_features: Any = None) -> np.ndarray:
+        """Log-probability of each ranking (complete, top-k or subset by ``R.kind``).
+
+        Parameters
+        ----------
+        R : Rankings or array-like of shape (n, k)
+            Rankings without ties. Without ``item_features``: over the items of the fit
+            (``k = n_items_``). With ``item_features``: over any ``k`` items, new or not.
+        item_features : array-like of float, shape (k, n_features_in_), optional
+            Features of the items (columns) of ``R``; their log-worths are
+            :meth:`scores_for` of them: every column is treated as an item described by its
+            features only (no item effect, the prior mean of an unseen item's effect).
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+        """
+        scores, R = self._scores_and_data(R, item_features)
+        return loglik_rows(R, scores)
+
+    def pdf(self, R: Any, item_features: Any = None) -> np.ndarray:
+        """Probability of each ranking, ``exp(logpdf(R, item_features))``."""
+        return np.exp(self.logpdf(R, item_features))
+
+    def score(self, R: Any, y: None = None, item_features: Any = None) -> float:
+        """Average log-likelihood per ranking, weighted by ``R.weights``.
+
+        Parameters
+        ----------
+        R : Rankings or array-like
+        y : None
+            Ignored.
+        item_features : array-like, optional
+            As in :meth:`logpdf`.
+
+        Returns
+        -------
+        float
+        """
+        scores, R = self._scores_and_data(R, item_features)
+        w = R.weights
+        if not w.sum() > 0:
+            raise ValueError("R has zero total weight")
+        return float(np.dot(w, loglik_rows(R, scores)) / w.sum())
+
+    def sample(self, size: int, random_state: Any = None, lengths: Any = None) -> Rankings:
+        """Exact draws over the items of the fit (see :meth:`PlackettLuce.sample`)."""
+        check_is_fitted(self, "coef_")
+        return PlackettLuce.from_params(scores=self.scores_).sample(
+            size, random_state=random_state, lengths=lengths
+        )
+
+    # ---------------------------------------------------------------- uncertainty
+    def standard_errors(self) -> np.ndarray:
+        """Standard errors of ``coef_``, ``sqrt(diag(coef_cov_))``, shape (n_features_in_,)."""
+        check_is_fitted(self, "coef_cov_")
+        return np.sqrt(np.diag(self.coef_cov_))
+
+    def confint(self, level: float = 0.95) -> np.ndarray:
+        """Wald intervals of ``coef_``, shape (n_features_in_, 2) (lower, upper)."""
+        return wald_intervals(self.coef_, self.standard_errors(), level)
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a model read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self):
+            return
+        m = loaded.int_attr(self, "n_items_", low=2)
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        loaded.int_attr(self, "rank_", low=1, high=d)
+        loaded.items_attr(self, n_items=m)
+        loaded.array_attr(self, "coef_", shape=(d,))
+        loaded.float_attr(self, "intercept_")
+        loaded.array_attr(self, "coef_cov_", shape=(d, d), finite=False)
+        for name in ("item_effects_", "scores_"):
+            loaded.array_attr(self, name, shape=(m,))
+        loaded.array_attr(self, "worths_", shape=(m,), low=0.0)
+        ranking = loaded.array_attr(self, "ranking_", kind="i", shape=(m,))
+        loaded.check_permutations(ranking[None, :], "ranking_")
