@@ -293,6 +293,22 @@ def test_items_never_ranked_get_the_worths_their_features_imply(effects, rng):
     )
 
 
+def test_a_feature_only_unranked_items_have_is_not_identified(rng):
+    # feature 1 is zero on every ranked item: the likelihood is flat along it
+    m = 6
+    F = np.c_[rng.normal(size=m), [0, 0, 0, 0, 1.0, 2.0]]
+    R = PlackettLuce.from_params(scores=F[:4, 0]).sample(300, random_state=0)
+    R = Rankings(np.c_[R.ranks, -np.ones((300, 2), dtype=int)], kind="subset")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = ItemCovariatePlackettLuce().fit(R, item_features=F)
+    alone = ItemCovariatePlackettLuce().fit(R, item_features=F[:, :1])
+    assert model.rank_ == 1 and model.converged_
+    np.testing.assert_allclose(model.coef_, [alone.coef_[0], 0.0], atol=1e-10)
+    np.testing.assert_allclose(model.coef_cov_[1], 0.0, atol=1e-12)
+    np.testing.assert_allclose(model.scores_, alone.scores_, atol=1e-10)
+
+
 def test_item_effects_shrink_to_the_features_fit(rng):
     m = 6
     F = rng.normal(size=(m, 1))
@@ -322,7 +338,7 @@ def test_bad_input_is_refused(rng):
     F[2, 1] = np.nan
     with pytest.raises(ValueError, match=r"row 2 .*NaN"):
         model.fit(R, item_features=F)
-    with pytest.raises(ValueError, match="constant over the items"):
+    with pytest.raises(ValueError, match="constant over the ranked items"):
         model.fit(R, item_features=np.ones((4, 2)))
     with pytest.raises(ValueError, match="row 0 has tied items"):
         model.fit(Rankings(np.array([[0, 0, 1, 2]] + [[0, 1, 2, 3]] * 3)))

@@ -14,11 +14,13 @@ rankings of new items can be scored from the new items' features.
 
 Identifiability. The likelihood only depends on differences of log-worths, so a constant
 feature (or a set of features that sums to a constant, such as every level of a one-hot
-encoded category) carries no information. The fit works in the column-centred features
-``X - mean(X)`` (over the items of the fit) and in the directions of the coefficient space they
-identify (the right singular vectors of the centred features with non-zero singular value;
-their number is ``rank_``). Along the other directions the likelihood is flat, and ``coef_`` is
-the **minimum-norm** coefficient vector: with an identity design (one indicator per item) it is
+encoded category) carries no information, and neither does a feature that only items nobody
+ranked vary in. The fit works in the directions of the coefficient space that the features of
+the *informed* items (those in the choice set of some stage of a ranking of positive weight)
+identify: the right singular vectors of their column-centred features with non-zero singular
+value (their number is ``rank_``). Along the other directions the likelihood is flat, and
+``coef_`` is the **minimum-norm** coefficient vector (0 along them, the limit of a vanishing
+ridge penalty): with an identity design (one indicator per item) it is
 the sum-zero log-worth vector of :class:`~rankclust.models.PlackettLuce`. ``intercept_`` is not a
 parameter but the constant that makes ``scores_`` sum to zero over the items of the fit (the
 convention of ``PlackettLuce.scores_``), and it is carried to new items by
@@ -43,6 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
@@ -92,6 +95,22 @@ def _check_item_features(F: Any, m: int, name: str = "item_features") -> np.ndar
 def _feature_names(F: Any) -> tuple[str, ...] | None:
     cols = getattr(F, "columns", None)
     return None if cols is None else tuple(str(c) for c in cols)
+
+
+def _informed_items(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
+    """Items in a choice set of some stage of positive weight, bool (m,): the items whose
+    worths the likelihood depends on."""
+    has_stage = stages.active.any(axis=1) & (row_w > 0)
+    seen = np.zeros(stages.n_items, dtype=bool)
+    seen[stages.order[has_stage][stages.in_set[has_stage]]] = True
+    return seen
+
+
+def _strongly_connected(stages: ChoiceStages, row_w: np.ndarray, seen: np.ndarray) -> bool:
+    """Whether "a beats b in a ranking of positive weight" is strongly connected on ``seen``
+    (Hunter's condition for the Plackett-Luce MLE of those items)."""
+    beats = stages.distinct.pairwise_counts(weights=row_w)[np.ix_(seen, seen)] > 0
+    return connected_components(beats, directed=True, connection="strong")[0] <= 1
 
 
 def _objective(
@@ -173,8 +192,9 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         log-likelihood) in the identified directions; zero along directions the features do
         not identify. NaN when the information is singular (the estimate does not exist).
     rank_ : int
-        Number of coefficient directions the features identify (the rank of the centred
-        features).
+        Number of coefficient directions the features identify: the rank of the centred
+        features of the items the rankings inform (a direction that only items nobody ranked
+        vary along is not identified; its coefficient is 0).
     loglik_ : float
         Weighted log-likelihood of the fitted rankings (penalties not included).
     n_items_, n_features_in_ : int
@@ -197,9 +217,9 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
     are handled by the minimum-norm convention above, ``rank_`` says how many directions
     remain). With ``coef_penalty = 0`` and no item effects the maximum-likelihood estimate may
     not exist (features that separate winners from losers); ``fit`` then warns that it did not
-    converge. When the features identify every contrast of the items (``rank_ = m - 1``, e.g.
-    the identity design) the model is plain Plackett-Luce and ``fit`` refuses data for which
-    that MLE does not exist, with the message of :func:`~rankclust.models.plackett_luce.fit_scores`.
+    converge. When the features identify every contrast of the ranked items (e.g. the identity
+    design) the model is plain Plackett-Luce and ``fit`` refuses data for which that MLE does
+    not exist, with the message of :func:`~rankclust.models.plackett_luce.fit_scores`.
 
     Complexity: one likelihood and gradient O(u m + m p) time for u distinct rankings and
     p = rank_ (+ m with item effects) parameters; ``fit`` T L-BFGS iterations of that, then a
@@ -305,32 +325,35 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         )
         check_weight_total(row_w, what="rankings")
 
-        # identified directions: SVD of the centred features; whitened coordinates a = S g
-        mean = F.mean(axis=0)
-        U, S, Vt = np.linalg.svd(F - mean, full_matrices=False)
+        # identified directions: SVD of the features of the items the rankings inform,
+        # centred; whitened coordinates a = S g (the design has orthonormal columns on them)
+        seen = _informed_items(stages, row_w)
+        mean = F[seen].mean(axis=0)
+        _, S, Vt = np.linalg.svd(F[seen] - mean, full_matrices=False)
         cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
         r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
         if r == 0:
             raise ValueError(
-                "item_features are constant over the items: they identify no difference "
-                "between worths"
+                "item_features are constant over the ranked items: they identify no "
+                "difference between worths"
             )
-        U, S, Vt = U[:, :r], S[:r], Vt[:r]
+        S, Vt = S[:r], Vt[:r]
+        basis = (F - mean) @ Vt.T / S
         effects = self.item_effect_penalty is not None
         if effects:
-            design = np.hstack([U, np.eye(m)])
+            design = np.hstack([basis, np.eye(m)])
             penalty = np.concatenate(
                 [self.coef_penalty / S**2, np.full(m, float(self.item_effect_penalty))]
             )
         else:
-            design = U
+            design = basis
             penalty = self.coef_penalty / S**2
-            if r == m - 1 and self.coef_penalty == 0:
+            if r == seen.sum() - 1 and self.coef_penalty == 0:
                 problem = _comparison_problem(stages, row_w)
-                if problem is not None:
+                if problem is not None and not _strongly_connected(stages, row_w, seen):
                     raise ValueError(
                         "the maximum-likelihood estimate does not exist (the features identify "
-                        f"every item's worth and {problem}); use coef_penalty > 0"
+                        f"every ranked item's worth and {problem}); use coef_penalty > 0"
                     )
 
         theta, n_iter, converged, H = self._optimise(stages, row_w, design, penalty)
@@ -356,7 +379,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             coef_cov = np.full((F.shape[1], F.shape[1]), np.nan)
 
         self.coef_ = coef
-        self.intercept_ = float(-(mean @ coef) - u.mean())
+        self.intercept_ = float(-(F.mean(axis=0) @ coef) - u.mean())
         self.item_effects_ = u - u.mean()
         self.coef_cov_ = coef_cov
         self.rank_ = r
