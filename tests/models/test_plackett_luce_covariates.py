@@ -92,6 +92,9 @@ def test_identity_design_equals_plain_plackett_luce(kind, rng):
         np.testing.assert_allclose(model.coef_, pl.scores_, atol=1e-8)
         np.testing.assert_allclose(model.coef_cov_, plackett_luce_vcov(R, pl.scores_), atol=1e-8)
         assert model.loglik_ == pytest.approx(float(R.weights @ pl.logpdf(R)), rel=1e-12)
+        # the standard error of a score from features is PlackettLuce's sum-zero one
+        _, std = model.scores_for(np.eye(m), return_std=True)
+        np.testing.assert_allclose(std, pl.standard_errors(R), rtol=1e-6)
 
 
 def test_identity_design_refuses_data_without_mle():
@@ -119,11 +122,14 @@ def test_constant_and_collinear_columns_give_the_same_worths(rng):
     # the covariance of an identified contrast (coef_0 + coef_3 is the duplicated effect)
     c = np.array([1.0, 0, 0, 1.0])
     assert c @ wide.coef_cov_ @ c == pytest.approx(base.coef_cov_[0, 0], rel=1e-6)
-    # predictions for new items agree
+    # predictions for new items agree, with their standard errors
     new = rng.normal(size=(3, 2))
-    np.testing.assert_allclose(
-        wide.scores_for(np.c_[new, np.ones(3), new[:, 0]]), base.scores_for(new), atol=1e-8
-    )
+    got, got_std = wide.scores_for(np.c_[new, np.ones(3), new[:, 0]], return_std=True)
+    want, want_std = base.scores_for(new, return_std=True)
+    np.testing.assert_allclose(got, want, atol=1e-8)
+    np.testing.assert_allclose(got_std, want_std, rtol=1e-6)
+    # the mean item is the reference: standard error 0
+    assert base.scores_for(base.feature_means_[None, :], return_std=True)[1][0] < 1e-12
 
 
 # ------------------------------------------------------------------ likelihood and gradient

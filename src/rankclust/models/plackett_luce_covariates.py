@@ -178,7 +178,10 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Coefficients of the features (minimum-norm along directions the features do not
         identify).
     intercept_ : float
-        Makes ``scores_`` sum to zero over the items of the fit (not a free parameter).
+        Makes ``scores_`` sum to zero over the items of the fit (not a free parameter):
+        ``-feature_means_ . coef_``.
+    feature_means_ : ndarray of float64, shape (n_features,)
+        Mean features of the items of the fit (the reference of :meth:`scores_for`).
     item_effects_ : ndarray of float64, shape (n_items,)
         The item effects ``u`` (zeros without item effects); they sum to zero.
     scores_ : ndarray of float64, shape (n_items,)
@@ -379,7 +382,8 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             coef_cov = np.full((F.shape[1], F.shape[1]), np.nan)
 
         self.coef_ = coef
-        self.intercept_ = float(-(F.mean(axis=0) @ coef) - u.mean())
+        self.feature_means_ = F.mean(axis=0)
+        self.intercept_ = float(-(self.feature_means_ @ coef) - u.mean())
         self.item_effects_ = u - u.mean()
         self.coef_cov_ = coef_cov
         self.rank_ = r
@@ -450,7 +454,9 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self.n_items_ = len(scores)
 
     # ---------------------------------------------------------------- prediction
-    def scores_for(self, item_features: Any) -> np.ndarray:
+    def scores_for(
+        self, item_features: Any, *, return_std: bool = False
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Log-worths of items from their features alone (no item effects).
 
         On the scale of ``scores_``: ``item_features @ coef_ + intercept_``, so a new item's
@@ -460,14 +466,22 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         Parameters
         ----------
         item_features : array-like of float, shape (k, n_features_in_)
+        return_std : bool, default=False
+            Also return the standard error of each score: the score is the log-worth of the
+            item relative to the mean log-worth of the items of the fit, ``(x -
+            feature_means_) . coef_``, so its standard error is ``sqrt(c' coef_cov_ c)`` with
+            ``c = x - feature_means_`` (the uncertainty of the coefficients; the unknown item
+            effect of a new item is not included).
 
         Returns
         -------
-        ndarray of float64, shape (k,)
+        scores : ndarray of float64, shape (k,)
+        std : ndarray of float64, shape (k,)
+            Only with ``return_std=True``.
 
         Notes
         -----
-        Complexity: O(k d) time.
+        Complexity: O(k d) time (O(k d^2) with ``return_std``).
         """
         check_is_fitted(self, "coef_")
         F = np.array(item_features, dtype=np.float64) if item_features is not None else None
@@ -478,7 +492,12 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
                 f"{None if F is None else F.shape}"
             )
         _check_item_features(F, k)
-        return F @ self.coef_ + self.intercept_
+        scores = F @ self.coef_ + self.intercept_
+        if not return_std:
+            return scores
+        c = F - self.feature_means_
+        var = np.einsum("ka,ab,kb->k", c, self.coef_cov_, c)
+        return scores, np.sqrt(np.maximum(var, 0.0))
 
     def _scores_and_data(self, R: Any, item_features: Any) -> tuple[np.ndarray, Rankings]:
         check_is_fitted(self, "coef_")
@@ -560,6 +579,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         loaded.int_attr(self, "rank_", low=1, high=d)
         loaded.items_attr(self, n_items=m)
         loaded.array_attr(self, "coef_", shape=(d,))
+        loaded.array_attr(self, "feature_means_", shape=(d,))
         loaded.float_attr(self, "intercept_")
         loaded.array_attr(self, "coef_cov_", shape=(d, d), finite=False)
         for name in ("item_effects_", "scores_"):
