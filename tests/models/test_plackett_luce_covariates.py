@@ -433,3 +433,29 @@ def test_bradley_terry_with_item_covariates_via_two_item_rankings(rng):
     assert fitted.loglik_ == pytest.approx(bt_loglik(fitted.coef_[0]), rel=1e-12)
     b = fitted.coef_[0]
     assert bt_loglik(b) >= max(bt_loglik(b - 1e-4), bt_loglik(b + 1e-4))
+
+
+# ------------------------------------------------------------------ the function-level fit
+def test_fit_covariate_scores_reuses_stages_with_responsibilities(rng):
+    from rankclust.models.plackett_luce_covariates import fit_covariate_scores
+
+    m = 6
+    F = rng.normal(size=(m, 2))
+    R = sample_rankings(rng, m, 120, "subset", F @ [1.0, -1.0])
+    stages = choice_stages(R)
+    resp = rng.random(R.n_rankings)  # a mixture's responsibilities of one component
+    got = fit_covariate_scores(stages, F, resp, item_effect_penalty=3.0)
+    model = ItemCovariatePlackettLuce(item_effect_penalty=3.0).fit(
+        R, sample_weight=resp, item_features=F
+    )
+    np.testing.assert_allclose(got.coef, model.coef_, atol=1e-10)
+    np.testing.assert_allclose(got.scores, model.scores_, atol=1e-10)
+    np.testing.assert_allclose(got.coef_cov, model.coef_cov_, rtol=1e-8)
+    assert got.loglik == pytest.approx(model.loglik_, rel=1e-12)
+    # a warm start at the optimum: no L-BFGS iteration needed, the same estimate
+    again = fit_covariate_scores(stages, F, resp, item_effect_penalty=3.0, init=got, max_iter=0)
+    assert again.converged and again.n_iter <= 2
+    np.testing.assert_allclose(again.coef, got.coef, atol=1e-9)
+    np.testing.assert_allclose(again.item_effects, got.item_effects, atol=1e-9)
+    with pytest.raises(ValueError, match="init must be a CovariateScores with 3"):
+        fit_covariate_scores(stages, np.c_[F, F[:, 0] ** 2], resp, init=got)

@@ -40,6 +40,7 @@ matching Gaussian priors).
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -56,12 +57,15 @@ from rankclust._param_validation import (
     ValidatedParamsMixin,
     check_sample_weight,
     check_weight_total,
+    validate_arguments,
 )
 from rankclust.models._pl_information import _gradient_and_information, wald_intervals
 from rankclust.models.plackett_luce import (
     ChoiceStages,
     PlackettLuce,
+    _as_stages,
     _comparison_problem,
+    _loglik_compact,
     choice_stages,
     loglik_rows,
     mm_sums,
@@ -69,7 +73,7 @@ from rankclust.models.plackett_luce import (
 )
 from rankclust.rankings import Rankings, check_rankings
 
-__all__ = ["ItemCovariatePlackettLuce"]
+__all__ = ["CovariateScores", "ItemCovariatePlackettLuce", "fit_covariate_scores"]
 
 #: Newton steps after L-BFGS (each needs the O(u m^2) information).
 _MAX_NEWTON = 50
@@ -142,6 +146,231 @@ def _neg_hessian(
     _, info = _gradient_and_information(stages, row_w, z)
     H = design.T @ info @ design + np.diag(penalty)
     return 0.5 * (H + H.T)
+
+
+@dataclass(frozen=True)
+class CovariateScores:
+    """A fit of :func:`fit_covariate_scores` (the attributes of
+    :class:`ItemCovariatePlackettLuce`, without the trailing underscores).
+
+    Attributes
+    ----------
+    coef : ndarray of float64, shape (d,)
+    item_effects : ndarray of float64, shape (m,)
+        Zeros without item effects; sum zero.
+    intercept : float
+        ``-feature_means . coef``: makes ``scores`` sum to zero.
+    feature_means : ndarray of float64, shape (d,)
+    scores : ndarray of float64, shape (m,)
+        ``features @ coef + intercept + item_effects``, sum zero.
+    coef_cov : ndarray of float64, shape (d, d)
+        Inverse observed information of the penalised log-likelihood, in ``coef``; NaN if
+        singular.
+    rank : int
+        Number of identified coefficient directions.
+    loglik : float
+        Weighted log-likelihood at ``scores`` (no penalty).
+    n_iter : int
+    converged : bool
+    """
+
+    coef: np.ndarray
+    item_effects: np.ndarray
+    intercept: float
+    feature_means: np.ndarray
+    scores: np.ndarray
+    coef_cov: np.ndarray
+    rank: int
+    loglik: float
+    n_iter: int
+    converged: bool
+
+
+@validate_arguments(
+    {
+        "coef_penalty": [Interval(Real, 0, None)],
+        "item_effect_penalty": [None, Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 0, None)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+)
+def fit_covariate_scores(
+    R: Rankings | ChoiceStages,
+    item_features: Any,
+    sample_weight: Any = None,
+    *,
+    coef_penalty: float = 0.0,
+    item_effect_penalty: float | None = None,
+    init: CovariateScores | None = None,
+    max_iter: int = 500,
+    tol: float = 1e-8,
+) -> CovariateScores:
+    """Penalised maximum-likelihood Plackett-Luce log-worths linear in item features.
+
+    The function behind :class:`ItemCovariatePlackettLuce`, for models built on it (the
+    M-step of a mixture: compile the rankings once, pass the responsibilities as
+    ``sample_weight`` and the previous fit as ``init``). See the module notes for the model,
+    the identifiability conventions and the algorithm.
+
+    Parameters
+    ----------
+    R : Rankings or ChoiceStages, n rankings over m items
+        Complete, top-k or subset rankings without ties (a :class:`ChoiceStages` from
+        :func:`~rankclust.models.plackett_luce.choice_stages` is used as is).
+    item_features : array-like of float, shape (m, d)
+        One row of finite features per item.
+    sample_weight : array-like of float, shape (n,), optional
+        Weight per ranking, multiplied by the rankings' own weights.
+    coef_penalty, item_effect_penalty, max_iter, tol
+        As in :class:`ItemCovariatePlackettLuce` (``max_iter=0``: Newton steps only).
+    init : CovariateScores, optional
+        Start from this fit's ``coef`` and ``item_effects`` (same items and features);
+        default zero.
+
+    Returns
+    -------
+    CovariateScores
+
+    Raises
+    ------
+    ValueError
+        On bad shapes, non-finite features or weights, features constant over the ranked
+        items, a bad ``init``, or (features identifying every ranked item's worth, no
+        penalty) data for which the maximum-likelihood estimate does not exist.
+
+    Notes
+    -----
+    Complexity: that of :meth:`ItemCovariatePlackettLuce.fit` without compiling the
+    rankings.
+    """
+    stages = _as_stages(R)
+    m = stages.n_items
+    if m < 2:
+        raise ValueError(f"R must have at least 2 items, got {m}")
+    F = _check_item_features(item_features, m)
+    row_w = stages.row_weights(
+        None if sample_weight is None else check_sample_weight(sample_weight, stages.n_rankings)
+    )
+    check_weight_total(row_w, what="rankings")
+
+    # identified directions: SVD of the features of the items the rankings inform,
+    # centred; whitened coordinates a = S g (the design has orthonormal columns on them)
+    seen = _informed_items(stages, row_w)
+    mean = F[seen].mean(axis=0)
+    _, S, Vt = np.linalg.svd(F[seen] - mean, full_matrices=False)
+    cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
+    r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
+    if r == 0:
+        raise ValueError(
+            "item_features are constant over the ranked items: they identify no "
+            "difference between worths"
+        )
+    S, Vt = S[:r], Vt[:r]
+    basis = (F - mean) @ Vt.T / S
+    effects = item_effect_penalty is not None
+    if effects:
+        design = np.hstack([basis, np.eye(m)])
+        penalty = np.concatenate([coef_penalty / S**2, np.full(m, float(item_effect_penalty))])
+    else:
+        design = basis
+        penalty = coef_penalty / S**2
+        if r == seen.sum() - 1 and coef_penalty == 0:
+            problem = _comparison_problem(stages, row_w)
+            if problem is not None and not _strongly_connected(stages, row_w, seen):
+                raise ValueError(
+                    "the maximum-likelihood estimate does not exist (the features identify "
+                    f"every ranked item's worth and {problem}); use coef_penalty > 0"
+                )
+    theta0 = np.zeros(design.shape[1])
+    if init is not None:
+        if not isinstance(init, CovariateScores) or init.coef.shape != (F.shape[1],):
+            raise ValueError(f"init must be a CovariateScores with {F.shape[1]} coefficients")
+        theta0[:r] = S * (Vt @ init.coef)
+        if effects:
+            theta0[r:] = init.item_effects
+    theta, n_iter, converged, H = _optimise(
+        stages, row_w, design, penalty, theta0, max_iter, float(tol)
+    )
+    u = theta[r:] if effects else np.zeros(m)
+    coef = Vt.T @ (theta[:r] / S)
+    # covariance of coef: A Cov(a) A' with A = V diag(1/S), Cov(a) the a-block of H^-1
+    evals = np.linalg.eigvalsh(H)
+    if evals.min() > 1e-12 * max(evals.max(), 1e-300):
+        A = Vt.T / S
+        coef_cov = A @ np.linalg.inv(H)[:r, :r] @ A.T
+        coef_cov = 0.5 * (coef_cov + coef_cov.T)
+    else:
+        coef_cov = np.full((F.shape[1], F.shape[1]), np.nan)
+    feature_means = F.mean(axis=0)
+    intercept = float(-(feature_means @ coef))
+    u = u - u.mean()  # (zero at the optimum up to rounding; a shift changes nothing)
+    scores = F @ coef + intercept + u
+    return CovariateScores(
+        coef=coef,
+        item_effects=u,
+        intercept=intercept,
+        feature_means=feature_means,
+        scores=scores,
+        coef_cov=coef_cov,
+        rank=r,
+        loglik=float(row_w @ _loglik_compact(stages, scores)),
+        n_iter=n_iter,
+        converged=converged,
+    )
+
+
+def _optimise(
+    stages: ChoiceStages,
+    row_w: np.ndarray,
+    design: np.ndarray,
+    penalty: np.ndarray,
+    theta0: np.ndarray,
+    max_iter: int,
+    tol: float,
+) -> tuple[np.ndarray, int, bool, np.ndarray]:
+    """L-BFGS, then Newton with step halving; returns theta, iterations, converged, -H."""
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad, _ = _objective(theta, stages, row_w, design, penalty)
+        return -value, -grad
+
+    scale = max(float(row_w.sum()), 1.0)
+    theta, n_iter = theta0, 0
+    if max_iter > 0:
+        res = optimize.minimize(
+            fun,
+            theta0,
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "gtol": 1e-6 * scale, "ftol": 1e-15},
+        )
+        theta, n_iter = res.x, int(res.nit)
+    value, grad, z = _objective(theta, stages, row_w, design, penalty)
+    converged = False
+    H = _neg_hessian(stages, row_w, design, penalty, z)
+    for _ in range(_MAX_NEWTON):
+        try:
+            step = np.linalg.solve(H, grad)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(H, grad, rcond=None)[0]
+        if not np.isfinite(step).all():
+            break
+        n_iter += 1
+        t = 1.0
+        for _ in range(30):  # the objective is concave: halve until it does not decrease
+            cand = theta + t * step
+            new_value, new_grad, new_z = _objective(cand, stages, row_w, design, penalty)
+            if new_value >= value - 1e-12 * abs(value):
+                break
+            t *= 0.5
+        else:
+            break
+        theta, value, grad, z = cand, new_value, new_grad, new_z
+        H = _neg_hessian(stages, row_w, design, penalty, z)
+        if np.abs(t * step).max() <= tol:
+            converged = True
+            break
+    return theta, n_iter, converged, H
 
 
 class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
@@ -317,50 +546,18 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         """
         self._validate_params()
         R = check_rankings(R, allow_ties=False, name="R")
-        m = R.n_items
-        if m < 2:
-            raise ValueError(f"R must have at least 2 items, got {m}")
         names = None if item_features is None else _feature_names(item_features)
-        F = np.eye(m) if item_features is None else _check_item_features(item_features, m)
-        stages = choice_stages(R)
-        row_w = stages.row_weights(
-            None if sample_weight is None else check_sample_weight(sample_weight, R.n_rankings)
+        F = np.eye(R.n_items) if item_features is None else item_features
+        fitted = fit_covariate_scores(
+            choice_stages(R),
+            F,
+            sample_weight,
+            coef_penalty=self.coef_penalty,
+            item_effect_penalty=self.item_effect_penalty,
+            max_iter=self.max_iter,
+            tol=self.tol,
         )
-        check_weight_total(row_w, what="rankings")
-
-        # identified directions: SVD of the features of the items the rankings inform,
-        # centred; whitened coordinates a = S g (the design has orthonormal columns on them)
-        seen = _informed_items(stages, row_w)
-        mean = F[seen].mean(axis=0)
-        _, S, Vt = np.linalg.svd(F[seen] - mean, full_matrices=False)
-        cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
-        r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
-        if r == 0:
-            raise ValueError(
-                "item_features are constant over the ranked items: they identify no "
-                "difference between worths"
-            )
-        S, Vt = S[:r], Vt[:r]
-        basis = (F - mean) @ Vt.T / S
-        effects = self.item_effect_penalty is not None
-        if effects:
-            design = np.hstack([basis, np.eye(m)])
-            penalty = np.concatenate(
-                [self.coef_penalty / S**2, np.full(m, float(self.item_effect_penalty))]
-            )
-        else:
-            design = basis
-            penalty = self.coef_penalty / S**2
-            if r == seen.sum() - 1 and self.coef_penalty == 0:
-                problem = _comparison_problem(stages, row_w)
-                if problem is not None and not _strongly_connected(stages, row_w, seen):
-                    raise ValueError(
-                        "the maximum-likelihood estimate does not exist (the features identify "
-                        f"every ranked item's worth and {problem}); use coef_penalty > 0"
-                    )
-
-        theta, n_iter, converged, H = self._optimise(stages, row_w, design, penalty)
-        if not converged:
+        if not fitted.converged:
             warnings.warn(
                 f"ItemCovariatePlackettLuce did not converge (max_iter={self.max_iter}, "
                 f"tol={self.tol}); the estimate may not exist (features that separate winners "
@@ -368,80 +565,21 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        alpha = theta[:r]
-        u = theta[r:] if effects else np.zeros(m)
-        coef = Vt.T @ (alpha / S)
-        # covariance of coef: N diag(1/S) Cov(alpha) diag(1/S) N', Cov = H^-1 (alpha block)
-        evals = np.linalg.eigvalsh(H)
-        if evals.min() > 1e-12 * max(evals.max(), 1e-300):
-            cov_alpha = np.linalg.inv(H)[:r, :r]
-            A = Vt.T / S
-            coef_cov = A @ cov_alpha @ A.T
-            coef_cov = 0.5 * (coef_cov + coef_cov.T)
-        else:
-            coef_cov = np.full((F.shape[1], F.shape[1]), np.nan)
-
-        self.coef_ = coef
-        self.feature_means_ = F.mean(axis=0)
-        self.intercept_ = float(-(self.feature_means_ @ coef) - u.mean())
-        self.item_effects_ = u - u.mean()
-        self.coef_cov_ = coef_cov
-        self.rank_ = r
-        self.n_features_in_ = F.shape[1]
+        self.coef_ = fitted.coef
+        self.feature_means_ = fitted.feature_means
+        self.intercept_ = fitted.intercept
+        self.item_effects_ = fitted.item_effects
+        self.coef_cov_ = fitted.coef_cov
+        self.rank_ = fitted.rank
+        self.n_features_in_ = fitted.coef.shape[0]
         if names is not None:
             self.feature_names_in_ = names
-        self._set_scores(F @ coef + self.intercept_ + self.item_effects_)
-        self.loglik_ = float(row_w @ loglik_rows(stages.distinct, self.scores_))
+        self._set_scores(fitted.scores)
+        self.loglik_ = fitted.loglik
         self.items_ = R.items
-        self.n_iter_ = n_iter
-        self.converged_ = converged
+        self.n_iter_ = fitted.n_iter
+        self.converged_ = fitted.converged
         return self
-
-    def _optimise(
-        self, stages: ChoiceStages, row_w: np.ndarray, design: np.ndarray, penalty: np.ndarray
-    ) -> tuple[np.ndarray, int, bool, np.ndarray]:
-        """L-BFGS, then Newton with step halving; returns theta, iterations, converged, -H."""
-
-        def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad, _ = _objective(theta, stages, row_w, design, penalty)
-            return -value, -grad
-
-        scale = max(float(row_w.sum()), 1.0)
-        res = optimize.minimize(
-            fun,
-            np.zeros(design.shape[1]),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": self.max_iter, "gtol": 1e-6 * scale, "ftol": 1e-15},
-        )
-        theta = res.x
-        n_iter = int(res.nit)
-        value, grad, z = _objective(theta, stages, row_w, design, penalty)
-        converged = False
-        H = _neg_hessian(stages, row_w, design, penalty, z)
-        for _ in range(_MAX_NEWTON):
-            try:
-                step = np.linalg.solve(H, grad)
-            except np.linalg.LinAlgError:
-                step = np.linalg.lstsq(H, grad, rcond=None)[0]
-            if not np.isfinite(step).all():
-                break
-            n_iter += 1
-            t = 1.0
-            for _ in range(30):  # the objective is concave: halve until it does not decrease
-                cand = theta + t * step
-                new_value, new_grad, new_z = _objective(cand, stages, row_w, design, penalty)
-                if new_value >= value - 1e-12 * abs(value):
-                    break
-                t *= 0.5
-            else:
-                break
-            theta, value, grad, z = cand, new_value, new_grad, new_z
-            H = _neg_hessian(stages, row_w, design, penalty, z)
-            if np.abs(t * step).max() <= self.tol:
-                converged = True
-                break
-        return theta, n_iter, converged, H
 
     def _set_scores(self, scores: np.ndarray) -> None:
         self.scores_ = scores - scores.mean()
