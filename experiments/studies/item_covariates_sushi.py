@@ -31,8 +31,9 @@ Splits (``KFold(10, shuffle=True, random_state=0)``):
   without deleting anything: a reference for what the items' own rankings would give, not a
   competitor.
 
-The coefficients (95% Wald intervals from the observed information) of the covariate model
-fitted on all 5,000 respondents close the report.
+The coefficients (95% Wald intervals from the analytic observed information) of the
+covariate model fitted on all 5,000 respondents close the report, with the standard errors
+from a central-difference Hessian of the log-likelihood beside the analytic ones.
 
 Usage::
 
@@ -73,6 +74,7 @@ from rankclust import Rankings
 from rankclust.datasets import fetch_sushi
 from rankclust.io import read_sushi_idata
 from rankclust.models import ItemCovariatePlackettLuce, PlackettLuce
+from rankclust.models.plackett_luce import choice_stages, loglik_rows
 
 PATHS = paths(__file__)
 REPORT = PATHS.results / "item_covariates_sushi.md"
@@ -147,7 +149,9 @@ def run_respondents(R: Rankings, F: np.ndarray) -> dict:
             rows[name].append(float(model.logpdf(R[test]).mean()))
         print(f"fold {f}: " + ", ".join(f"{k} {v[-1]:.4f}" for k, v in rows.items()), flush=True)
     full = ItemCovariatePlackettLuce().fit(R, item_features=F)
+    se_numeric = numerical_standard_errors(R, F, full.coef_)
     return {
+        "se_numeric": se_numeric.tolist(),
         "loglik": rows,
         "fit_seconds": times,
         "coef": full.coef_.tolist(),
@@ -155,6 +159,33 @@ def run_respondents(R: Rankings, F: np.ndarray) -> dict:
         "rank": full.rank_,
         "n_iter": full.n_iter_,
     }
+
+
+def numerical_standard_errors(R: Rankings, F: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """Standard errors from a central-difference Hessian of the log-likelihood in ``coef``
+    (Richardson-extrapolated from steps 1e-2 and 5e-3, as in ``pl_standard_errors.py``)."""
+    stages = choice_stages(R)
+    w = stages.row_weights()
+
+    def f(beta: np.ndarray) -> float:
+        return float(w @ loglik_rows(stages.distinct, F @ beta))
+
+    def hessian(h: float) -> np.ndarray:
+        d = coef.size
+        E = np.eye(d) * h
+        H = np.empty((d, d))
+        for a in range(d):
+            for b in range(a, d):
+                H[a, b] = H[b, a] = (
+                    f(coef + E[a] + E[b])
+                    - f(coef + E[a] - E[b])
+                    - f(coef - E[a] + E[b])
+                    + f(coef - E[a] - E[b])
+                ) / (4 * h * h)
+        return H
+
+    H = (4 * hessian(5e-3) - hessian(1e-2)) / 3
+    return np.sqrt(np.diag(np.linalg.inv(-H)))
 
 
 def pair_agreement(R: Rankings, scores: np.ndarray) -> tuple[float, int]:
@@ -314,15 +345,24 @@ def report() -> None:
         f"{r['n_iter']} iterations, rank {r['rank']} of 16; 95% Wald intervals from the "
         "observed information. A coefficient is the change of log-worth per unit of the "
         "feature (per standard deviation for the numeric ones; for minor groups against "
-        "aomono).",
+        "aomono). The last column is the standard error from a central-difference Hessian "
+        "of the log-likelihood in the coefficients (Richardson-extrapolated from steps 1e-2 "
+        "and 5e-3); the largest relative difference from the analytic one is "
+        f"{np.max(np.abs(np.asarray(r['se']) / np.asarray(r['se_numeric']) - 1)):.1e}.",
         "",
     ]
-    coef, se = np.asarray(r["coef"]), np.asarray(r["se"])
+    coef, se, nse = np.asarray(r["coef"]), np.asarray(r["se"]), np.asarray(r["se_numeric"])
     lines += md_table(
-        ("feature", "coefficient", "95% interval"),
+        ("feature", "coefficient", "95% interval", "se", "se (numerical Hessian)"),
         [
-            (name, f"{c:+.3f}", f"[{c - 1.959964 * s:+.3f}, {c + 1.959964 * s:+.3f}]")
-            for name, c, s in zip(FEATURES, coef, se, strict=True)
+            (
+                name,
+                f"{c:+.3f}",
+                f"[{c - 1.959964 * s:+.3f}, {c + 1.959964 * s:+.3f}]",
+                f"{s:.5f}",
+                f"{ns:.5f}",
+            )
+            for name, c, s, ns in zip(FEATURES, coef, se, nse, strict=True)
         ],
     )
     write_report(REPORT, lines)
