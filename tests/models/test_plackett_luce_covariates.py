@@ -459,3 +459,27 @@ def test_fit_covariate_scores_reuses_stages_with_responsibilities(rng):
     np.testing.assert_allclose(again.item_effects, got.item_effects, atol=1e-9)
     with pytest.raises(ValueError, match="init must be a CovariateScores with 3"):
         fit_covariate_scores(stages, np.c_[F, F[:, 0] ** 2], resp, init=got)
+
+
+def test_dataframe_features_are_matched_to_item_names(rng):
+    pd = pytest.importorskip("pandas")
+    names = ("ebi", "anago", "maguro", "ika", "uni")
+    F = rng.normal(size=(5, 2))
+    R0 = sample_rankings(rng, 5, 200, "complete", F @ [1.0, -1.0])
+    R = Rankings(R0.ranks, items=names)
+    by_position = ItemCovariatePlackettLuce().fit(R0, item_features=F)
+    shuffled = pd.DataFrame(F, index=list(names), columns=["a", "b"]).iloc[[3, 0, 4, 2, 1]]
+    model = ItemCovariatePlackettLuce().fit(R, item_features=shuffled)
+    np.testing.assert_allclose(model.coef_, by_position.coef_, atol=1e-10)
+    np.testing.assert_allclose(model.scores_, by_position.scores_, atol=1e-10)
+    # new rankings with names: their features are matched by name too
+    R2 = Rankings(R0.ranks[:10][:, [0, 2]], items=("ebi", "maguro"), kind="subset")
+    np.testing.assert_allclose(
+        model.logpdf(R2, item_features=shuffled.loc[["maguro", "ebi"]]),
+        model.logpdf(R2, item_features=F[[0, 2]]),
+    )
+    bad = shuffled.rename(index={"uni": "toro"})
+    with pytest.raises(
+        ValueError, match=r"unknown item\(s\) \['toro'\]; missing item\(s\) \['uni'\]"
+    ):
+        ItemCovariatePlackettLuce().fit(R, item_features=bad)

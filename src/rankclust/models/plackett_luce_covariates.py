@@ -101,6 +101,28 @@ def _feature_names(F: Any) -> tuple[str, ...] | None:
     return None if cols is None else tuple(str(c) for c in cols)
 
 
+def _align_features(F: Any, items: tuple[str, ...] | None) -> Any:
+    """Rows of a DataFrame-like ``F`` whose index holds item names, in the order of ``items``.
+
+    Features and rankings are matched by name when both have names (the rankings'
+    ``items`` and a string index of ``F``), by position otherwise; an unknown or missing name
+    is refused with one line.
+    """
+    index = getattr(F, "index", None)
+    if items is None or index is None or not all(isinstance(x, str) for x in index):
+        return F
+    labels = list(index)
+    where = {label: k for k, label in enumerate(labels)}
+    unknown = [x for x in labels if x not in set(items)]
+    missing = [x for x in items if x not in where]
+    if unknown or missing or len(where) != len(labels):
+        raise ValueError(
+            "item_features: its index must name the items of the rankings once each "
+            f"(unknown item(s) {unknown[:5]}; missing item(s) {missing[:5]})"
+        )
+    return np.asarray(F, dtype=np.float64)[[where[x] for x in items]]
+
+
 def _informed_items(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
     """Items in a choice set of some stage of positive weight, bool (m,): the items whose
     worths the likelihood depends on."""
@@ -530,8 +552,9 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             Weight per ranking, multiplied by ``R.weights``; weighted data give the same fit
             as the data with each ranking repeated.
         item_features : array-like of float, shape (m, d), optional
-            One row of features per item (per column of ``R``), finite. Default: the
-            identity (one indicator per item), i.e. plain Plackett-Luce.
+            One row of features per item (per column of ``R``), finite. A DataFrame whose
+            index holds item names is matched to the names of ``R`` (``R.items``) by name.
+            Default: the identity (one indicator per item), i.e. plain Plackett-Luce.
 
         Returns
         -------
@@ -547,7 +570,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         self._validate_params()
         R = check_rankings(R, allow_ties=False, name="R")
         names = None if item_features is None else _feature_names(item_features)
-        F = np.eye(R.n_items) if item_features is None else item_features
+        F = np.eye(R.n_items) if item_features is None else _align_features(item_features, R.items)
         fitted = fit_covariate_scores(
             choice_stages(R),
             F,
@@ -643,7 +666,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             R = check_rankings(R, n_items=self.n_items_, items=self.items_, allow_ties=False)
             return self.scores_, R
         R = check_rankings(R, allow_ties=False)
-        F = _check_item_features(item_features, R.n_items)
+        F = _check_item_features(_align_features(item_features, R.items), R.n_items)
         return self.scores_for(F), R
 
     def logpdf(self, R: Any, item_features: Any = None) -> np.ndarray:
@@ -655,7 +678,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             Rankings without ties. Without ``item_features``: over the items of the fit
             (``k = n_items_``). With ``item_features``: over any ``k`` items, new or not.
         item_features : array-like of float, shape (k, n_features_in_), optional
-            Features of the items (columns) of ``R``; their log-worths are
+            Features of the items (columns) of ``R``, matched by name as in :meth:`fit`; their log-worths are
             :meth:`scores_for` of them: every column is treated as an item described by its
             features only (no item effect, the prior mean of an unseen item's effect).
 
