@@ -108,13 +108,60 @@ def test_select_k_pairs_by_bic(capsys, pairs_file, tmp_path):
     assert "best K=2 by BIC" in out
 
 
+def _figure(path: Path):
+    """The PNG's pixel array (the figure was written and is an image)."""
+    import matplotlib.image as mpimg
+
+    assert path.is_file(), path
+    img = mpimg.imread(path)
+    assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
+    return img
+
+
+def test_cluster_pairs_writes_figures(capsys, pairs_file, tmp_path):
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 2,
+                       "--random-state", 0, "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    assert sorted(p.name for p in figs.iterdir()) == ["pairwise_by_cluster.png", "worths.png"]
+    for p in figs.iterdir():
+        _figure(p)
+    assert "pairwise_by_cluster.png" in err  # reported as written
+    one = tmp_path / "one"
+    code, _, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 1,
+                       "--plots", one)  # fmt: skip
+    assert code == 0, err
+    assert sorted(p.name for p in one.iterdir()) == ["pairwise_by_cluster.png", "worths.png"]
+
+
+def test_select_k_pairs_writes_the_bic_figure(capsys, pairs_file, tmp_path):
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "select-k", pairs_file, "--format", "pairs", "--ks", "1..3",
+                       "--random-state", 0, "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    names = sorted(p.name for p in figs.iterdir())
+    assert names == ["model_selection.png", "pairwise_by_cluster.png", "worths.png"]
+    _figure(figs / "model_selection.png")
+
+
+def test_pairs_figures_are_left_out_for_many_items(capsys, tmp_path):
+    f = tmp_path / "many.csv"
+    rows = [f"a{i % 7},i{i % 70},i{(i + 1) % 70}" for i in range(140)]
+    f.write_text("assessor,winner,loser\n" + "\n".join(rows) + "\n")
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "cluster", f, "--format", "pairs", "-k", 2, "--random-state", 0,
+                       "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    assert "no worths figure for 70 items" in err and "no pairwise figure for 70 items" in err
+    assert not figs.exists() or not any(figs.iterdir())
+
+
 @pytest.mark.parametrize(
     "argv,fragments",
     [
         (["--method", "mixture"], ["--method mixture", "bt-mixture"]),
         (["--ci", "10"], ["--ci:"]),
         (["--kind", "top"], ["--kind:"]),
-        (["--plots", "figs"], ["--plots:", "--json"]),
         (["-k", "11"], ["-k: K=11", "10"]),
         (["--set", "nope=1"], ["--set nope=...", "BradleyTerryMixture"]),
     ],

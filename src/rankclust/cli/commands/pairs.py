@@ -16,7 +16,7 @@ from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
 from rankclust.cli._input import load_pairs
 from rankclust.cli._methods import PAIR_METHODS, Method, make_estimator, parse_set
-from rankclust.cli._outputs import Outputs
+from rankclust.cli._outputs import Outputs, pairs_figures
 
 __all__ = ["cmd_cluster_pairs", "cmd_select_k_pairs", "pair_method"]
 
@@ -34,8 +34,6 @@ _REFUSED = (
      "prints standard errors"),
     ("ci_level", "--ci-level", "it sets the coverage of --ci, which pair data do not take"),
     ("n_jobs", "--n-jobs", "only the bootstrap of --ci/--lrt runs in parallel"),
-    ("plots", "--plots", "no figures for pairwise comparisons yet; --json FILE writes the "
-     "clusters, rankings and scores"),
     ("lrt", "--lrt", "the likelihood-ratio test is implemented for ranking mixtures only"),
 )  # fmt: skip
 
@@ -86,6 +84,15 @@ def _fit(est: Any, C: Any, k: int, console: Console) -> Any:
     return est.standard_errors(C)[: C.n_items]
 
 
+def _wald(est: Any, se: Any) -> Any:
+    """95% Wald bounds of one model's log-worths from their standard errors, or None."""
+    if se is None:
+        return None
+    from rankclust.inference import wald_intervals
+
+    return wald_intervals(est.scores_, se)
+
+
 def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
     """Cluster the assessors of a pairs file (or fit one Bradley-Terry model for K=1)."""
     from rankclust.cli.report.pairwise import pairs_note, pairs_result, pairs_summary
@@ -103,6 +110,7 @@ def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
     out = Outputs(args, console)
     extra = {"command": "cluster", "input": args.file, "method": method.name}
     out.json(pairs_result(est, C, closure, extra=extra, standard_errors=se))
+    pairs_figures(out, est, C, _wald(est, se))
     out.save(est)
     out.report()
     return EXIT_OK
@@ -149,6 +157,12 @@ def cmd_select_k_pairs(args: argparse.Namespace, console: Console) -> int:
     extra = {"command": "select-k", "input": args.file, "method": method.name,
              "selection": rows, "best_k": best_k, "criterion": "bic"}  # fmt: skip
     out.json(pairs_result(models[best_k], C, closure, extra=extra))
+    if out.want_plots():
+        from rankclust.plotting import plot_bic
+
+        out.figure("model_selection.png",
+                   lambda: plot_bic(rows, title=f"Model selection: {cls.__name__}"))  # fmt: skip
+        pairs_figures(out, models[best_k], C)
     out.save(models[best_k])
     out.report()
     return EXIT_OK
