@@ -19,7 +19,8 @@ was rendered on:
   shipped "glass" label rankings (200 non-parametric replicates each);
 * pairwise comparisons (``--only pairs``): BayesMallows' ``beach_preferences`` (60 assessors,
   15 beaches): BIC of the Bradley-Terry mixture for K = 1..4, then at the chosen K each
-  cluster's win proportions and log-worths.
+  cluster's win proportions and log-worths with 95 % Wald intervals (the mixture's observed
+  information, :func:`rankclust.inference.mixture_standard_errors`).
 
 Data (PrefLib) are read from ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository.
 Usage: ``python tools/figure_gallery.py [--out docs/figures] [--only uncertainty|pairs]``; about
@@ -52,7 +53,7 @@ from rankclust.cluster import (
     select_k,
 )
 from rankclust.datasets import load_label_ranking, make_mallows_mixture
-from rankclust.inference import bootstrap
+from rankclust.inference import bootstrap, mixture_standard_errors
 from rankclust.io import read_bayesmallows_pairs, read_preflib, read_rankings
 from rankclust.pairwise import BradleyTerryMixture
 from rankclust.plotting import (
@@ -142,9 +143,10 @@ def pairs_figures(out: Path, written: list) -> None:
          "beach_model_selection.png", written)  # fmt: skip
     mix = models[best]
     save(plot_comparison_matrices(C, mix), out, "beach_pairwise.png", written)
-    save(plot_worth_intervals(mix, parameter="scores",
+    se = mixture_standard_errors(mix, C)
+    save(plot_worth_intervals(mix, se, parameter="scores",
                               title=f"beach_preferences, Bradley-Terry mixture K={best}: "
-                                    "log-worths"),
+                                    "log-worths, 95% Wald intervals"),
          out, "beach_worths.png", written)  # fmt: skip
 
 
