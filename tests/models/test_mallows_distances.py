@@ -1,0 +1,314 @@
+"""Tests of the Mallows distance families (rankclust.models._mallows_distances and members).
+
+Every test that loops over ``MALLOWS_DISTANCES`` picks up a newly registered family
+automatically; the references are brute force over all m! permutations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import logsumexp
+
+from rankclust import Rankings
+from rankclust.models import _mallows_footrule as F
+from rankclust.models import _mallows_spearman as S
+from rankclust.models import mallows as M
+from rankclust.models._mallows_counts import distance_pmf, moments
+from rankclust.models._mallows_distances import MALLOWS_DISTANCES, theta_mle
+
+FAMILIES = sorted(MALLOWS_DISTANCES)
+THETAS = [0.0, 0.1, 0.7, 2.5]
+
+
+def all_positions(m: int) -> np.ndarray:
+    """All m! position vectors, shape (m!, m)."""
+    return np.array(list(itertools.permutations(range(m))), dtype=np.int64).reshape(-1, m)
+
+
+def brute_distances(name: str, pos: np.ndarray, center: np.ndarray) -> np.ndarray:
+    family = MALLOWS_DISTANCES[name]
+    return family.distances(Rankings._from_trusted(pos), center).astype(np.float64)
+
+
+def brute_log_pmf(name: str, center: np.ndarray, theta: float) -> np.ndarray:
+    pos = all_positions(center.shape[0])
+    lw = -theta * brute_distances(name, pos, center)
+    return lw - logsumexp(lw)
+
+
+# --------------------------------------------------------------------------------------------
+# normaliser and moments, every family, m = 2..7
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("m", range(2, 8))
+def test_normaliser_and_moments_match_brute_force(name, m):
+    family = MALLOWS_DISTANCES[name]
+    pos = all_positions(m)
+    rng = np.random.RandomState(m)
+    center = rng.permutation(m)
+    d = brute_distances(name, pos, center)
+    # right invariance: the distribution of d does not depend on the centre
+    d_id = brute_distances(name, pos, np.arange(m))
+    assert np.array_equal(np.sort(d), np.sort(d_id))
+    for theta in THETAS:
+        lw = -theta * d
+        log_z = logsumexp(lw)
+        p = np.exp(lw - log_z)
+        mean = p @ d
+        var = p @ (d - mean) ** 2
+        assert family.log_normalizer(theta, m) == pytest.approx(log_z, rel=1e-10, abs=1e-10)
+        assert family.expected_distance(theta, m) == pytest.approx(mean, rel=1e-9, abs=1e-10)
+        assert family.distance_variance(theta, m) == pytest.approx(var, rel=1e-8, abs=1e-10)
+    assert family.max_distance(m) == d.max()
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_moments_are_derivatives_of_the_log_normaliser(name):
+    family = MALLOWS_DISTANCES[name]
+    m, theta, h = 9, 0.4, 1e-5
+    lz = [family.log_normalizer(theta + k * h, m) for k in (-1, 0, 1)]
+    assert -(lz[2] - lz[0]) / (2 * h) == pytest.approx(
+        family.expected_distance(theta, m), rel=1e-6
+    )
+    second = (lz[2] - 2 * lz[1] + lz[0]) / h**2
+    assert second == pytest.approx(family.distance_variance(theta, m), rel=1e-3)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_normaliser_is_stable_up_to_theta_max(name):
+    family = MALLOWS_DISTANCES[name]
+    for m in (2, 10, 20):
+        for theta in (0.0, 1e-12, 30.0, M.THETA_MAX):
+            lz = family.log_normalizer(theta, m)
+            mean = family.expected_distance(theta, m)
+            assert np.isfinite(lz) and lz >= -1e-12
+            assert np.isfinite(mean) and mean >= 0
+        assert family.log_normalizer(0.0, m) == pytest.approx(math.lgamma(m + 1), rel=1e-12)
+        assert family.expected_distance(M.THETA_MAX, m) < 1e-15
+
+
+# --------------------------------------------------------------------------------------------
+# the kendall entry is today's code
+# --------------------------------------------------------------------------------------------
+def test_kendall_entry_wraps_the_existing_functions():
+    family = MALLOWS_DISTANCES["kendall"]
+    for theta in THETAS:
+        assert family.log_normalizer(theta, 6) == M.log_normalizer(theta, 6)
+        assert family.expected_distance(theta, 6) == M.expected_distance(theta, 6)
+        assert family.distance_variance(theta, 6) == M.distance_variance(theta, 6)
+    center = np.array([2, 0, 3, 1])
+    got = family.sample(center, 0.8, 50, np.random.RandomState(3))
+    want = M.sample_mallows(center, 0.8, 50, np.random.RandomState(3)).ranks
+    assert np.array_equal(got, want)
+
+
+# --------------------------------------------------------------------------------------------
+# the generic theta MLE
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAMILIES)
+def test_theta_mle_inverts_the_expected_distance(name):
+    family = MALLOWS_DISTANCES[name]
+    for m in (3, 8):
+        for theta in (0.05, 0.6, 3.0):
+            mean = family.expected_distance(theta, m)
+            assert theta_mle(family, mean, m) == pytest.approx(theta, rel=1e-7)
+        assert theta_mle(family, 0.0, m) == M.THETA_MAX
+        assert theta_mle(family, family.expected_distance(0.0, m), m) == 0.0
+        assert theta_mle(family, 10.0 * family.max_distance(m), m) == 0.0
+    with pytest.raises(ValueError, match="mean_distance"):
+        theta_mle(family, -1.0, 5)
+
+
+def test_theta_mle_matches_the_kendall_solver():
+    family = MALLOWS_DISTANCES["kendall"]
+    for mean in (0.3, 2.0, 7.5):
+        assert theta_mle(family, mean, 7) == pytest.approx(M.theta_mle(mean, 7), rel=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# MLE of centre and theta on small weighted data, against brute force
+# --------------------------------------------------------------------------------------------
+def fit_complete(name: str, ranks: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+    family = MALLOWS_DISTANCES[name]
+    center = family.estimate_center(ranks, w)
+    d = family.distances(Rankings._from_trusted(ranks), center)
+    return center, theta_mle(family, float(w @ d) / w.sum(), ranks.shape[1])
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("m", [3, 4, 5, 6])
+def test_mle_matches_brute_force_over_centres_and_a_theta_grid(name, m):
+    rng = np.random.RandomState(10 * m + 1)
+    true = MALLOWS_DISTANCES[name].sample(rng.permutation(m), 0.4, 12, rng)
+    w = rng.uniform(0.2, 3.0, size=true.shape[0])
+    family = MALLOWS_DISTANCES[name]
+    center, theta = fit_complete(name, true, w)
+    cands = all_positions(m)
+    R = Rankings._from_trusted(true)
+    objective = np.array([w @ family.distances(R, c) for c in cands])
+    # the centre minimises the weighted distance (ties: any minimiser)
+    assert w @ family.distances(R, center) == pytest.approx(objective.min(), rel=1e-12)
+    grid = np.linspace(0.0, 8.0, 8001)
+    lz = np.array([family.log_normalizer(t, m) for t in grid])
+    loglik = -grid * objective.min() - w.sum() * lz
+    best = grid[np.argmax(loglik)]
+    assert abs(theta - best) <= 1.5e-3 or (best == grid[-1] and theta >= grid[-1])
+    ours = -theta * objective.min() - w.sum() * family.log_normalizer(theta, m)
+    assert ours >= loglik.max() - 1e-9
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_weighted_equals_expanded(name):
+    rng = np.random.RandomState(5)
+    family = MALLOWS_DISTANCES[name]
+    ranks = family.sample(rng.permutation(6), 0.3, 15, rng)
+    counts = rng.randint(1, 4, size=15)
+    c1, t1 = fit_complete(name, ranks, counts.astype(float))
+    c2, t2 = fit_complete(name, np.repeat(ranks, counts, axis=0), np.ones(counts.sum()))
+    R = Rankings._from_trusted(ranks)
+    assert counts @ family.distances(R, c1) == counts @ family.distances(R, c2)
+    assert t1 == pytest.approx(t2, rel=1e-10)
+
+
+def test_spearman_and_footrule_centres_by_hand():
+    ranks = np.array([[0, 1, 2, 3], [1, 0, 2, 3], [3, 0, 1, 2]])
+    w = np.array([1.0, 1.0, 5.0])
+    # weighted mean positions: item0 16/7, item1 1/7 ... -> order 1, 2, 0, 3
+    assert S.estimate_center(ranks, w).tolist() == [2, 0, 1, 3]
+    assert F.estimate_center(ranks, np.ones(3)).tolist() in ([0, 1, 2, 3], [1, 0, 2, 3])
+
+
+# --------------------------------------------------------------------------------------------
+# samplers: empirical pmf of 40000 draws vs the exact pmf
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("m", [3, 4, 5])
+def test_sampler_matches_the_exact_pmf(name, m):
+    family = MALLOWS_DISTANCES[name]
+    rng = np.random.RandomState(100 + m)
+    center = rng.permutation(m)
+    theta = 0.6
+    n = 40000
+    draws = family.sample(center, theta, n, rng)
+    assert draws.shape == (n, m) and draws.dtype == np.int64
+    pos = all_positions(m)
+    index = {tuple(p): i for i, p in enumerate(pos)}
+    observed = np.bincount([index[tuple(r)] for r in draws], minlength=len(pos))
+    p = np.exp(brute_log_pmf(name, center, theta))
+    chi2 = ((observed - n * p) ** 2 / (n * p)).sum()
+    assert stats.chi2.sf(chi2, len(pos) - 1) > 1e-4
+    assert 0.5 * np.abs(observed / n - p).sum() < 0.03
+
+
+def test_a_wrong_sampler_fails_the_check():
+    # the uniform sampler at the right distance with a wrong theta is rejected
+    m, theta, n = 4, 0.6, 40000
+    draws = MALLOWS_DISTANCES["footrule"].sample(np.arange(m), 0.5, n, np.random.RandomState(1))
+    pos = all_positions(m)
+    index = {tuple(p): i for i, p in enumerate(pos)}
+    observed = np.bincount([index[tuple(r)] for r in draws], minlength=len(pos))
+    p = np.exp(brute_log_pmf("footrule", np.arange(m), theta))
+    chi2 = ((observed - n * p) ** 2 / (n * p)).sum()
+    assert stats.chi2.sf(chi2, len(pos) - 1) < 1e-4
+
+
+def test_spearman_exact_sampler_at_12_items_and_mcmc_beyond():
+    # empirical distance pmf vs the exact distance pmf (m = 12 exact, m = 14 Metropolis)
+    for m, n in ((12, 4000), (14, 4000)):
+        support, log_c = S.distance_distribution(m)
+        theta = 0.05
+        p = distance_pmf(log_c, support, theta)
+        draws = S.sample(np.arange(m)[::-1].copy(), theta, n, np.random.RandomState(m))
+        d = ((draws - np.arange(m)[::-1]) ** 2).sum(axis=1)
+        assert np.all(np.sort(draws, axis=1) == np.arange(m))
+        mean, var = moments(log_c, support, theta)
+        assert abs(d.mean() - mean) < 4 * math.sqrt(var / n) * (3 if m > 12 else 1)
+        cdf_emp = np.searchsorted(np.sort(d), support, side="right") / n
+        assert np.max(np.abs(cdf_emp - np.cumsum(p))) < (0.04 if m > 12 else 0.03)
+
+
+# --------------------------------------------------------------------------------------------
+# the exact tables
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("m", range(1, 8))
+def test_footrule_counts_by_brute_force(m):
+    pos = all_positions(m)
+    d = np.abs(pos - np.arange(m)).sum(axis=1)
+    support, log_c = F.distance_distribution(m)
+    want = np.bincount(d)[support.astype(int)]
+    assert np.array_equal(np.round(np.exp(log_c)).astype(int), want)
+    assert np.bincount(d)[1::2].sum() == 0  # footrule is even
+
+
+def test_footrule_counts_at_50_items_sum_to_50_factorial():
+    support, log_c = F.distance_distribution(50)
+    assert logsumexp(log_c) == pytest.approx(math.lgamma(51), rel=1e-13)
+    assert support[-1] == 2 * (50 * 50 // 4) == 1250
+    # N(2) = m - 1 adjacent transpositions; N(4): 3-cycles of adjacent items and more (brute
+    # force for m = 7 gives the polynomial check below through the table itself)
+    assert np.exp(log_c[1]) == pytest.approx(49, rel=1e-12)
+
+
+@pytest.mark.parametrize("m", range(1, 10))
+def test_shipped_spearman_table_matches_brute_force(m):
+    pos = all_positions(m)
+    h = ((pos - np.arange(m)) ** 2).sum(axis=1) // 2
+    table = S.exact_half_distance_counts(m)
+    want = np.bincount(h, minlength=len(table))
+    assert [int(x) for x in table] == want.tolist()
+
+
+def test_shipped_spearman_table_sums_to_factorials_and_matches_the_programme():
+    for m in range(1, 21):
+        table = S.exact_half_distance_counts(m)
+        assert sum(int(x) for x in table) == math.factorial(m)
+        assert len(table) == (m**3 - m) // 6 + 1
+        assert [int(x) for x in table] == [int(x) for x in table[::-1]]  # d <-> max - d
+    for m in (10, 12):
+        assert [int(x) for x in S.half_distance_counts(m)] == [
+            int(x) for x in S.exact_half_distance_counts(m)
+        ]
+
+
+# --------------------------------------------------------------------------------------------
+# Spearman beyond 20 items and MSmix's documented values
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("m", range(15, 21))
+def test_spearman_approximation_against_exact_values(m):
+    support, log_c = S.distance_distribution(m)
+    # the accuracy stated in the module docstring (measured: 0.21 and 8%)
+    for theta in np.geomspace(1e-3, 3.0, 25):
+        log_z, mean, _ = S._approx(float(theta), m)
+        exact_mean = moments(log_c, support, theta)[0]
+        assert abs(log_z - logsumexp(log_c - theta * support)) <= 0.22
+        assert abs(mean - exact_mean) <= 0.08 * exact_mean
+
+
+def test_spearman_beyond_20_items_is_consistent():
+    m = 25
+    assert S.log_normalizer(0.0, m) == pytest.approx(math.lgamma(m + 1))
+    assert S.expected_distance(0.0, m) == (m**3 - m) / 6
+    means = [S.expected_distance(t, m) for t in (0.0, 0.01, 0.05, 0.2, 1.0)]
+    assert all(a > b for a, b in itertools.pairwise(means))
+    family = MALLOWS_DISTANCES["spearman"]
+    # the approximate mean is not exactly monotone in theta (the proposal moves with it)
+    assert theta_mle(family, S.expected_distance(0.05, m), m) == pytest.approx(0.05, rel=1e-2)
+
+
+@pytest.mark.parametrize("m", [5, 10, 20])
+def test_msmix_documented_values(m):
+    # MSmix (Crispino, Mollica et al., CRAN reference manual: partition_fun_spear,
+    # expected_spear_dist, var_spear_dist): Z(0) = n!, E_0 d = (n^3 - n)/6 and
+    # Var_0 d = n^2 (n - 1)(n + 1)^2 / 36 under the uniform model; the counts for n <= 20 are
+    # the OEIS Spearman distance frequencies, whose rows sum to n! (checked above).
+    family = MALLOWS_DISTANCES["spearman"]
+    assert family.log_normalizer(0.0, m) == pytest.approx(math.lgamma(m + 1), rel=1e-12)
+    assert family.expected_distance(0.0, m) == pytest.approx((m**3 - m) / 6, rel=1e-12)
+    assert family.distance_variance(0.0, m) == pytest.approx(
+        m * m * (m - 1) * (m + 1) ** 2 / 36, rel=1e-10
+    )
