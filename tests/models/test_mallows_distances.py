@@ -15,11 +15,13 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from rankclust import Rankings
+from rankclust.models import Mallows
 from rankclust.models import _mallows_footrule as F
 from rankclust.models import _mallows_spearman as S
 from rankclust.models import mallows as M
 from rankclust.models._mallows_counts import distance_pmf, moments
 from rankclust.models._mallows_distances import MALLOWS_DISTANCES, theta_mle
+from rankclust.persistence import load, save
 
 FAMILIES = sorted(MALLOWS_DISTANCES)
 THETAS = [0.0, 0.1, 0.7, 2.5]
@@ -312,3 +314,93 @@ def test_msmix_documented_values(m):
     assert family.distance_variance(0.0, m) == pytest.approx(
         m * m * (m - 1) * (m + 1) ** 2 / 36, rel=1e-10
     )
+
+
+# --------------------------------------------------------------------------------------------
+# the estimator: Mallows(distance=...) on complete data
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_fit_is_the_family_fit(name):
+    true = Mallows.from_params(center=[3, 0, 2, 1, 4], theta=0.5, distance=name)
+    R = true.sample(400, random_state=0)
+    w = np.random.RandomState(1).uniform(0.5, 2.0, size=400)
+    model = Mallows(distance=name).fit(R, sample_weight=w)
+    center, theta = fit_complete(name, R.ranks.astype(np.int64), w)
+    assert np.array_equal(model.center_, center)
+    assert model.theta_ == pytest.approx(theta, rel=1e-8)
+    assert model.kind_ == "complete" and model.n_iter_ == 0 and model.converged_
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_logpdf_is_a_normalised_pmf(name):
+    m = 5
+    model = Mallows.from_params(center=[1, 4, 0, 2, 3], theta=0.35, distance=name)
+    pos = all_positions(m)
+    lp = model.logpdf(Rankings._from_trusted(pos))
+    assert np.allclose(lp, brute_log_pmf(name, model.center_, 0.35), atol=1e-10)
+    assert np.allclose(model.pdf(Rankings._from_trusted(pos)), np.exp(lp))
+    assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-10)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_sample_and_top_t_cut(name):
+    model = Mallows.from_params(center=[1, 0, 2, 3], theta=0.8, distance=name)
+    full = model.sample(30, random_state=4)
+    assert isinstance(full, Rankings) and full.shape == (30, 4)
+    assert np.all(np.sort(full.ranks, axis=1) == np.arange(4))
+    top = model.sample(30, random_state=4, lengths=2)
+    assert top.kind == "top" and np.all(top.lengths == 2)
+    assert np.array_equal(np.where(full.ranks < 2, full.ranks, -1), top.ranks)
+
+
+def test_kendall_default_is_unchanged():
+    R = Mallows.from_params(center=[2, 0, 1, 3], theta=0.7).sample(500, random_state=2)
+    a = Mallows().fit(R)
+    b = Mallows(distance="kendall").fit(R)
+    assert np.array_equal(a.center_, b.center_) and a.theta_ == b.theta_
+    assert np.array_equal(a.logpdf(R), b.logpdf(R))
+    assert Mallows().get_params()["distance"] == "kendall"
+
+
+def test_bad_distance_and_ties_are_refused():
+    R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0]], n_items=3)
+    with pytest.raises(ValueError, match="distance"):
+        Mallows(distance="euclid").fit(R)
+    tied = Rankings.from_ranks([[1, 1, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match="row 0 has ties"):
+        Mallows(distance="spearman").fit(tied)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_persistence_round_trips_the_distance(name, tmp_path):
+    R = Mallows.from_params(center=[1, 0, 2, 3], theta=0.6, distance=name).sample(
+        200, random_state=0
+    )
+    model = Mallows(distance=name).fit(R)
+    save(model, tmp_path / "model")
+    back = load(tmp_path / "model")
+    assert back.distance == name
+    assert np.array_equal(back.center_, model.center_) and back.theta_ == model.theta_
+    assert np.array_equal(back.logpdf(R), model.logpdf(R))
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_theta_standard_error_from_the_fisher_information(name):
+    R = Mallows.from_params(center=[1, 0, 2, 3, 4], theta=0.6, distance=name).sample(
+        300, random_state=0
+    )
+    model = Mallows(distance=name).fit(R)
+    family = MALLOWS_DISTANCES[name]
+    want = 1.0 / math.sqrt(300 * family.distance_variance(model.theta_, 5))
+    assert model.theta_standard_error(R) == pytest.approx(want, rel=1e-12)
+    # the observed information: minus the second derivative of the log-likelihood
+    h = 1e-4
+    ll = [
+        Mallows.from_params(center=model.center_, theta=model.theta_ + k * h, distance=name)
+        .logpdf(R)
+        .sum()
+        for k in (-1, 0, 1)
+    ]
+    assert -(ll[2] - 2 * ll[1] + ll[0]) / h**2 == pytest.approx(1.0 / want**2, rel=1e-4)
+    with pytest.raises(ValueError, match="complete rankings"):
+        model.theta_standard_error(model.sample(10, random_state=0, lengths=2))
