@@ -17,7 +17,7 @@ the conditional probability ``∝ exp(-theta d(pi, c))``; M-step: the family's w
 complete-data fit on all completions (centre by ``family.estimate_center``, theta by the
 generic solver), which maximises the expected complete-data log-likelihood, so the observed
 likelihood never decreases when the centre step is exact. Start: the E-step at theta = 0
-(every completion equally likely). Stop: centre unchanged and ``|delta theta| <= tol``.
+(every completion equally likely). Stop: centre unchanged and ``|delta theta| <= max(tol, EM_RTOL theta)``.
 
 Above the cap the E-step is Monte Carlo (MCEM, the data augmentation MSmix uses for Spearman,
 Crispino et al. 2023): each such row carries :data:`MC_DRAWS` completions drawn by a
@@ -25,8 +25,9 @@ Metropolis chain on its completion set (moves: swap two unranked items; for subs
 swap an unranked item with a ranked one when no other ranked item lies between them, which
 keeps the chain order; :data:`MC_BURN_IN` sweeps of burn-in and one sweep between draws,
 chains restarted from the previous iteration's state), and the M-step uses those draws with
-equal weights. It does not maximise the likelihood exactly; it stops on the same rule or after
-``max_iter`` iterations.
+equal weights. It does not maximise the likelihood exactly; it stops when the centre repeats
+and theta moves by at most :data:`MC_RTOL` (2%, the Monte Carlo noise level) relative, or after
+``max_iter`` iterations (the exact EM: :data:`EM_RTOL`).
 
 Private module (trusted input: rankings without ties).
 """
@@ -47,6 +48,9 @@ COMPLETION_CAP = 40320
 #: Monte Carlo E-step above the cap: draws per row, burn-in sweeps.
 MC_DRAWS = 50
 MC_BURN_IN = 20
+#: Relative change of theta below which the EM stops (exact E-step; Monte Carlo E-step).
+EM_RTOL = 1e-6
+MC_RTOL = 0.02
 
 
 def n_completions(row: np.ndarray, kind: str) -> int:
@@ -269,11 +273,12 @@ def fit_em(
             np.concatenate([weights, np.repeat(w_mc / MC_DRAWS, MC_DRAWS)]),
         )
 
+    rtol = MC_RTOL if len(rows_mc) else EM_RTOL
     center, theta = _m_step(family, *e_step(None, 0.0), m, tol)
     for it in range(1, max_iter + 1):
         new_center, new_theta = _m_step(family, *e_step(center, theta), m, tol)
         done = np.array_equal(new_center, center) and abs(new_theta - theta) <= max(
-            tol, 1e-6 * theta
+            tol, rtol * theta
         )
         center, theta = new_center, new_theta
         if done:
