@@ -144,7 +144,7 @@ def fit_complete(name: str, ranks: np.ndarray, w: np.ndarray) -> tuple[np.ndarra
 
 
 @pytest.mark.parametrize("name", FAMILIES)
-@pytest.mark.parametrize("m", [3, 4, 5, 6])
+@pytest.mark.parametrize("m", range(2, 8))
 def test_mle_matches_brute_force_over_centres_and_a_theta_grid(name, m):
     rng = np.random.RandomState(10 * m + 1)
     true = MALLOWS_DISTANCES[name].sample(rng.permutation(m), 0.4, 12, rng)
@@ -190,7 +190,7 @@ def test_spearman_and_footrule_centres_by_hand():
 # samplers: empirical pmf of 40000 draws vs the exact pmf
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", FAMILIES)
-@pytest.mark.parametrize("m", [3, 4, 5])
+@pytest.mark.parametrize("m", [2, 3, 4, 5])
 def test_sampler_matches_the_exact_pmf(name, m):
     family = MALLOWS_DISTANCES[name]
     rng = np.random.RandomState(100 + m)
@@ -208,6 +208,26 @@ def test_sampler_matches_the_exact_pmf(name, m):
     assert 0.5 * np.abs(observed / n - p).sum() < 0.03
 
 
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("m", [6, 7])
+def test_sampler_matches_the_exact_distance_pmf(name, m):
+    # m! cells are too many for 40000 draws: compare the pmf of the distance to the centre
+    family = MALLOWS_DISTANCES[name]
+    rng = np.random.RandomState(200 + m)
+    center = rng.permutation(m)
+    theta, n = 0.3, 40000
+    draws = family.sample(center, theta, n, rng)
+    assert np.all(np.sort(draws, axis=1) == np.arange(m))
+    d_all = brute_distances(name, all_positions(m), center).astype(int)
+    p_all = np.exp(brute_log_pmf(name, center, theta))
+    pmf = np.bincount(d_all, weights=p_all)
+    observed = np.bincount(brute_distances(name, draws, center).astype(int), minlength=len(pmf))
+    cells = pmf > 0
+    assert observed[~cells].sum() == 0
+    chi2 = ((observed[cells] - n * pmf[cells]) ** 2 / (n * pmf[cells])).sum()
+    assert stats.chi2.sf(chi2, cells.sum() - 1) > 1e-4
+
+
 def test_a_wrong_sampler_fails_the_check():
     # the uniform sampler at the right distance with a wrong theta is rejected
     m, theta, n = 4, 0.6, 40000
@@ -220,9 +240,9 @@ def test_a_wrong_sampler_fails_the_check():
     assert stats.chi2.sf(chi2, len(pos) - 1) < 1e-4
 
 
-def test_spearman_exact_sampler_at_12_items_and_mcmc_beyond():
-    # empirical distance pmf vs the exact distance pmf (m = 12 exact, m = 14 Metropolis)
-    for m, n in ((12, 4000), (14, 4000)):
+def test_spearman_exact_sampler_at_15_items_and_mcmc_beyond():
+    # empirical distance pmf vs the exact distance pmf (m = 15 exact, m = 17 Metropolis)
+    for m, n in ((15, 4000), (17, 4000)):
         support, log_c = S.distance_distribution(m)
         theta = 0.05
         p = distance_pmf(log_c, support, theta)
@@ -230,9 +250,9 @@ def test_spearman_exact_sampler_at_12_items_and_mcmc_beyond():
         d = ((draws - np.arange(m)[::-1]) ** 2).sum(axis=1)
         assert np.all(np.sort(draws, axis=1) == np.arange(m))
         mean, var = moments(log_c, support, theta)
-        assert abs(d.mean() - mean) < 4 * math.sqrt(var / n) * (3 if m > 12 else 1)
+        assert abs(d.mean() - mean) < 4 * math.sqrt(var / n) * (3 if m > 15 else 1)
         cdf_emp = np.searchsorted(np.sort(d), support, side="right") / n
-        assert np.max(np.abs(cdf_emp - np.cumsum(p))) < (0.04 if m > 12 else 0.03)
+        assert np.max(np.abs(cdf_emp - np.cumsum(p))) < (0.04 if m > 15 else 0.03)
 
 
 # --------------------------------------------------------------------------------------------
