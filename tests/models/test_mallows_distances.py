@@ -565,3 +565,26 @@ def test_rows_beyond_the_cap_are_refused_by_logpdf():
     R = Rankings.from_orderings([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [3]], n_items=10)
     with pytest.raises(ValueError, match=r"row 1: .* 3628800 completions"):
         model.logpdf(R)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("kind", ["top", "subset"])
+def test_monte_carlo_e_step_draws_the_conditional_distribution(name, kind, monkeypatch):
+    # the Metropolis chain on the completions of one row against the exact conditional pmf
+    monkeypatch.setattr(P, "MC_DRAWS", 400)
+    family = MALLOWS_DISTANCES[name]
+    theta = 0.5
+    center = np.array([3, 1, 0, 4, 2])
+    row = np.array([1, -1, 0, -1, -1]) if kind == "subset" else np.array([-1, 1, 0, -1, -1])
+    rows = np.repeat(row[None], 25, axis=0)
+    state = np.repeat(P._first_completion(row, kind)[None], 25, axis=0)
+    draws, _ = P._mc_completions(
+        family, rows, kind, state, center, theta, np.random.RandomState(0)
+    )
+    comp = P.completions(row, kind)
+    index = {tuple(c): a for a, c in enumerate(comp)}
+    observed = np.bincount([index[tuple(d)] for d in draws], minlength=len(comp))
+    lw = -theta * brute_distances(name, comp, center)
+    p = np.exp(lw - logsumexp(lw))
+    n = len(draws)
+    assert 0.5 * np.abs(observed / n - p).sum() < 0.05

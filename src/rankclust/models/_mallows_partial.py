@@ -162,26 +162,31 @@ def _m_step(
 
 
 def _swap_moves(rows: np.ndarray, kind: str, state: np.ndarray, rng: np.random.RandomState):
-    """One proposal per chain: swap the positions of two items keeping the row consistent."""
+    """One proposal per chain: swap the positions of two items keeping the row consistent.
+
+    ``kind="top"``: two unranked items. ``"subset"``: an unranked item and any other item,
+    kept only when no ranked item lies strictly between their positions (otherwise the chain
+    stays put). Symmetric proposals, vectorised over the chains.
+    """
     n, m = state.shape
+    absent = rows < 0
+    keys = np.where(absent, rng.random_sample((n, m)), -1.0)
+    order = np.argsort(-keys, axis=1)
+    i = order[:, 0]
+    if kind == "top":
+        j = order[:, 1]
+        ok = absent.sum(axis=1) >= 2
+    else:
+        j = rng.randint(m, size=n)
+        ar = np.arange(n)
+        lo = np.minimum(state[ar, i], state[ar, j])[:, None]
+        hi = np.maximum(state[ar, i], state[ar, j])[:, None]
+        blocked = ((state > lo) & (state < hi) & ~absent).any(axis=1)
+        ok = (j != i) & (absent[ar, j] | ~blocked) & absent[ar, i]
     prop = state.copy()
-    for a in range(n):
-        absent = np.flatnonzero(rows[a] < 0)
-        if kind == "top":
-            if len(absent) < 2:
-                continue
-            i, j = rng.choice(absent, 2, replace=False)
-        else:
-            i = absent[rng.randint(len(absent))]
-            j = rng.randint(m)
-            if j == i:
-                continue
-            if rows[a, j] >= 0:
-                lo, hi = sorted((state[a, i], state[a, j]))
-                between = (state[a] > lo) & (state[a] < hi) & (rows[a] >= 0)
-                if between.any():
-                    continue
-        prop[a, i], prop[a, j] = state[a, j], state[a, i]
+    ar = np.flatnonzero(ok)
+    prop[ar, i[ok]] = state[ar, j[ok]]
+    prop[ar, j[ok]] = state[ar, i[ok]]
     return prop
 
 
