@@ -562,8 +562,8 @@ def test_monte_carlo_em_above_the_cap(name, monkeypatch):
 
 def test_rows_beyond_the_cap_are_refused_by_logpdf():
     model = Mallows.from_params(center=np.arange(10), theta=0.2, distance="spearman")
-    R = Rankings.from_orderings([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [3]], n_items=10)
-    with pytest.raises(ValueError, match=r"row 1: .* 3628800 completions"):
+    R = Rankings.from_orderings([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [3, 1]], n_items=10)
+    with pytest.raises(ValueError, match=r"row 1: .* 1814400 completions"):
         model.logpdf(R)
 
 
@@ -588,3 +588,16 @@ def test_monte_carlo_e_step_draws_the_conditional_distribution(name, kind, monke
     p = np.exp(lw - logsumexp(lw))
     n = len(draws)
     assert 0.5 * np.abs(observed / n - p).sum() < 0.05
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_uninformative_rows_have_likelihood_one_and_do_not_move_the_fit(name):
+    m = 9  # 9! completions: above the cap, but the sum is 1 without enumerating
+    model = Mallows.from_params(center=np.arange(m)[::-1].copy(), theta=0.4, distance=name)
+    R = Rankings.from_orderings([[3], [], [2, 0]], n_items=m)
+    lp = model.logpdf(R[:2])
+    assert np.array_equal(lp, [0.0, 0.0])
+    rows = np.array([[0, 1, -1, -1, 2], [1, 0, 2, -1, -1], [2, -1, 0, 1, -1], [-1, -1, 0, -1, -1]])
+    a = Mallows(distance=name).fit(Rankings._from_trusted(rows, kind="subset"))
+    b = Mallows(distance=name).fit(Rankings._from_trusted(rows[:3], kind="subset"))
+    assert np.array_equal(a.center_, b.center_) and a.theta_ == b.theta_

@@ -10,7 +10,8 @@ A partial ranking (no ties) stands for the set ``E(sigma)`` of its consistent co
 Likelihood: ``P(E(sigma)) = sum_{pi in E(sigma)} exp(-theta d(pi, c)) / Z_m(theta)``, computed
 **exactly** by enumerating ``E(sigma)`` when it has at most :data:`COMPLETION_CAP` (8! = 40320)
 members; a row with more raises ``ValueError`` (no exact marginal is known for these distances).
-Identical rows are evaluated once.
+Identical rows are evaluated once; a row consistent with every permutation (a subset
+ranking of at most one item, an empty top list) has likelihood 1 and is skipped.
 
 Fit (:func:`fit_em`): EM over the completions. E-step: every completion of a partial row gets
 the conditional probability ``∝ exp(-theta d(pi, c))``; M-step: the family's weighted
@@ -126,14 +127,19 @@ def loglik_rows(
     full = R.lengths >= m - 1  # (a top list missing one item is complete)
     if R.kind != "top":
         full = R.lengths == m
-    out = np.empty(R.n_rankings)
+    out = np.zeros(R.n_rankings)  # uninformative rows (every completion allowed): log 1
     if full.any():
         out[full] = -theta * family.distances(R[np.flatnonzero(full)], center) - log_z
-    if full.all():
-        return out
-    rows = np.flatnonzero(~full)
-    out[rows] = _partial_loglik(R[rows], family, center, theta, log_z, rows)
+    rows = np.flatnonzero(~full & _informative(R))
+    if rows.size:
+        out[rows] = _partial_loglik(R[rows], family, center, theta, log_z, rows)
     return out
+
+
+def _informative(R: Rankings) -> np.ndarray:
+    """Rows whose completions are not all permutations (``P(E) < 1``): a subset ranking of
+    at least 2 items, a top list of at least 1."""
+    return R.lengths >= (1 if R.kind == "top" else 2)
 
 
 def _partial_loglik(
@@ -247,7 +253,12 @@ def fit_em(
     m = R.n_items
     uniq, _, inverse = _distinct(R)
     wu = np.bincount(inverse, weights=w, minlength=len(uniq))
+    # rows consistent with every permutation have likelihood 1 whatever the parameters and
+    # are dropped (the same maximiser); kept only when nothing else is left
     keep = wu > 0
+    informative = (uniq >= 0).sum(axis=1) >= (1 if R.kind == "top" else 2)
+    if (keep & informative).any():
+        keep &= informative
     uniq, wu = uniq[keep], wu[keep]
     sizes = np.array([n_completions(row, R.kind) for row in uniq])
     exact = sizes <= COMPLETION_CAP
