@@ -7,7 +7,9 @@ automatically; the references are brute force over all m! permutations.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import zipfile
 
 import numpy as np
 import pytest
@@ -607,3 +609,18 @@ def test_uninformative_rows_have_likelihood_one_and_do_not_move_the_fit(name):
     a = Mallows(distance=name).fit(Rankings._from_trusted(rows, kind="subset"))
     b = Mallows(distance=name).fit(Rankings._from_trusted(rows[:3], kind="subset"))
     assert np.array_equal(a.center_, b.center_) and a.theta_ == b.theta_
+
+
+def test_a_model_file_with_an_unknown_distance_is_refused(tmp_path):
+    path = tmp_path / "model"
+    save(Mallows.from_params(center=[1, 0, 2], theta=0.5, distance="footrule"), path)
+    with zipfile.ZipFile(path) as zf:
+        files = {name: zf.read(name) for name in zf.namelist()}
+    doc = json.loads(files["model.json"])
+    doc["model"]["params"]["distance"] = "euclid"
+    files["model.json"] = json.dumps(doc).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    with pytest.raises(ValueError, match="distance"):
+        load(path)
