@@ -624,3 +624,13 @@ def test_a_model_file_with_an_unknown_distance_is_refused(tmp_path):
             zf.writestr(name, data)
     with pytest.raises(ValueError, match="distance"):
         load(path)
+
+
+def test_the_exact_e_step_memory_cap_moves_the_largest_rows_to_monte_carlo(monkeypatch):
+    true = Mallows.from_params(center=[3, 1, 0, 2, 4], theta=0.7, distance="footrule")
+    R = true.sample(300, random_state=5, lengths=np.repeat([1, 3], 150))
+    exact = Mallows(distance="footrule").fit(R)
+    monkeypatch.setattr(P, "EM_TOTAL_CAP", 10)  # the top-1 rows (24 completions) go MC
+    capped = Mallows(distance="footrule", random_state=0, max_iter=30).fit(R)
+    assert np.array_equal(capped.center_, exact.center_)
+    assert abs(capped.theta_ - exact.theta_) <= 0.1 * exact.theta_

@@ -20,7 +20,8 @@ generic solver), which maximises the expected complete-data log-likelihood, so t
 likelihood never decreases when the centre step is exact. Start: the E-step at theta = 0
 (every completion equally likely). Stop: centre unchanged and ``|delta theta| <= max(tol, EM_RTOL theta)``.
 
-Above the cap the E-step is Monte Carlo (MCEM, the data augmentation MSmix uses for Spearman,
+Above the cap (or once the exact E-step would hold more than :data:`EM_TOTAL_CAP` completions
+in all, for the rows with the most completions) the E-step is Monte Carlo (MCEM, the data augmentation MSmix uses for Spearman,
 Crispino et al. 2023): each such row carries :data:`MC_DRAWS` completions drawn by a
 Metropolis chain on its completion set (moves: swap two unranked items; for subset rows also
 swap an unranked item with a ranked one when no other ranked item lies between them, which
@@ -46,6 +47,9 @@ from rankclust.rankings import Rankings
 
 #: Largest number of completions of one row enumerated exactly (8!).
 COMPLETION_CAP = 40320
+#: Largest number of completions (over all distinct rows) the exact E-step holds; above it
+#: the rows with the most completions get the Monte Carlo E-step.
+EM_TOTAL_CAP = 2_000_000
 #: Monte Carlo E-step above the cap: draws per row, burn-in sweeps.
 MC_DRAWS = 50
 MC_BURN_IN = 20
@@ -260,8 +264,16 @@ def fit_em(
     if (keep & informative).any():
         keep &= informative
     uniq, wu = uniq[keep], wu[keep]
-    sizes = np.array([n_completions(row, R.kind) for row in uniq])
-    exact = sizes <= COMPLETION_CAP
+    sizes = np.array([n_completions(row, R.kind) for row in uniq], dtype=object)
+    exact = np.array([n <= COMPLETION_CAP for n in sizes], dtype=bool)
+    # bound the memory of the exact E-step: the largest rows go Monte Carlo first
+    by_size = sorted(np.flatnonzero(exact), key=lambda u: -sizes[u])
+    total = sum(int(sizes[u]) for u in by_size)
+    for u in by_size:
+        if total <= EM_TOTAL_CAP:
+            break
+        exact[u] = False
+        total -= int(sizes[u])
     comp = [completions(row, R.kind) for row in uniq[exact]]
     owner = np.repeat(np.arange(len(comp)), [len(c) for c in comp])
     pos_exact = np.concatenate(comp) if comp else np.empty((0, m), dtype=np.int64)
