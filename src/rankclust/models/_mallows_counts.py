@@ -1,7 +1,9 @@
-"""Mallows models from a table of distance counts (shared by the Hamming and Ulam modules).
+"""Mallows models from a table of distance counts (shared by the Spearman, footrule, Hamming
+and Ulam modules).
 
-When the number ``N_m(d)`` of permutations at each distance ``d = 0..D`` from a centre is
-known, the Mallows model ``P(pi) = exp(-theta d(pi, center)) / psi(theta)`` has
+When the number ``N_m(d)`` of permutations at each distance ``d`` from a centre is known
+(``d = 0..D``, or the values of a ``support`` array when the distance takes few of them, as
+Spearman's, which is always even), the Mallows model ``P(pi) = exp(-theta d(pi, center)) / psi(theta)`` has
 
 * ``psi(theta) = sum_d N_m(d) e^{-theta d}``,
 * the distance ``d(pi, center)`` distributed as ``P(d) = N_m(d) e^{-theta d} / psi(theta)``,
@@ -28,6 +30,7 @@ __all__ = [
     "check_theta",
     "distance_pmf",
     "log_moments",
+    "sample_distances",
     "weighted_unique_rows",
 ]
 
@@ -47,9 +50,17 @@ def check_theta(theta: Any) -> np.ndarray:
     return th
 
 
-def _log_weights(theta: np.ndarray, log_counts: np.ndarray) -> np.ndarray:
-    """``log N(d) - theta d``, shape ``theta.shape + (D + 1,)``; ``theta = inf`` keeps d = 0."""
-    d = np.arange(log_counts.shape[0], dtype=np.float64)
+def _support(log_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+    if support is None:
+        return np.arange(log_counts.shape[0], dtype=np.float64)
+    return np.asarray(support, dtype=np.float64)
+
+
+def _log_weights(
+    theta: np.ndarray, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> np.ndarray:
+    """``log N(d) - theta d``, shape ``theta.shape + (len(d),)``; ``theta = inf`` keeps d = 0."""
+    d = _support(log_counts, support)
     th = theta[..., None]
     with np.errstate(invalid="ignore"):
         a = log_counts - th * d
@@ -67,15 +78,20 @@ def _logsumexp(a: np.ndarray) -> np.ndarray:
     return top[..., 0] + np.log1p(rest.sum(axis=-1))
 
 
-def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
+def log_moments(
+    theta: Any, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> tuple[Any, Any, Any]:
     """``log psi``, mean and variance of the distance at each theta.
 
     Parameters
     ----------
     theta : float or ndarray of float
         Dispersions ``>= 0`` (checked by the caller).
-    log_counts : ndarray of float64, shape (D + 1,)
-        ``log N(d)`` for ``d = 0..D``, ``-inf`` for empty distances; ``N(0) = 1``.
+    log_counts : ndarray of float64, shape (D + 1,) or (len(support),)
+        ``log N(d)`` for ``d = 0..D`` (or for the values of ``support``), ``-inf`` for empty
+        distances; ``N(0) = 1``.
+    support : ndarray of float, optional
+        The distances ``log_counts`` refers to (default ``0..D``).
 
     Returns
     -------
@@ -86,10 +102,10 @@ def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
     Complexity: O(u D) time and memory for u values of theta.
     """
     th = np.asarray(theta, dtype=np.float64)
-    a = _log_weights(th, log_counts)
+    a = _log_weights(th, log_counts, support)
     log_psi = _logsumexp(a)
     p = np.exp(a - log_psi[..., None])
-    d = np.arange(log_counts.shape[0], dtype=np.float64)
+    d = _support(log_counts, support)
     mean = p @ d
     # the centred second moment (the raw one cancels when the variance is tiny)
     var = np.maximum(np.einsum("...d,...d->...", p, (d - mean[..., None]) ** 2), 0.0)
@@ -98,10 +114,24 @@ def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
     return log_psi, mean, var
 
 
-def distance_pmf(theta: float, log_counts: np.ndarray) -> np.ndarray:
-    """``P(d)`` for ``d = 0..D`` at one theta (sums to 1). O(D)."""
-    a = _log_weights(np.asarray(float(theta)), log_counts)
+def distance_pmf(
+    theta: float, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> np.ndarray:
+    """``P(d)`` for ``d = 0..D`` (or over ``support``) at one theta (sums to 1). O(D)."""
+    a = _log_weights(np.asarray(float(theta)), log_counts, support)
     return np.exp(a - _logsumexp(a))
+
+
+def sample_distances(
+    theta: float,
+    log_counts: np.ndarray,
+    support: np.ndarray | None,
+    size: int,
+    rng: np.random.RandomState,
+) -> np.ndarray:
+    """``size`` independent draws of the distance, as indices into ``log_counts``. O(D + size)."""
+    p = distance_pmf(theta, log_counts, support)
+    return rng.choice(len(p), size=size, p=p)
 
 
 def weighted_unique_rows(ranks: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
