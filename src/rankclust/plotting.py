@@ -25,6 +25,7 @@ estimators. Positions follow the rank-matrix convention of :mod:`rankclust.ranki
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -1204,7 +1205,8 @@ def plot_plackett_luce_tree(
 
     Each panel is :func:`plot_worth_intervals` of the leaf's model (``tree.node_models_``)
     with the intervals ``scores +- z * standard error`` (``tree.node_standard_errors_``);
-    its title is the path of splits to the leaf and the leaf's weight. All panels share the
+    its title is the path of splits to the leaf (one condition per covariate, see
+    ``PlackettLuceTree.node_rules``) and the leaf's weight. All panels share the
     horizontal axis, so the leaves compare at a glance.
 
     Parameters
@@ -1270,8 +1272,9 @@ def plot_plackett_luce_tree(
         z = tree.node_scores_[leaf][keep]
         z = z - z.mean()  # (what the panel's model reports, so points and intervals agree)
         se = tree.node_standard_errors_[leaf][keep]
-        rules = tree.node_rules(int(leaf)) or ["all"]
-        title = "\n".join(rules) + f"\nnode {leaf}, n={_fmt_size(tree.node_weight_[leaf])}"
+        rules = tree.node_rules(int(leaf), combine=True) or ["all"]
+        lines = [part for rule in rules for part in textwrap.wrap(rule, 60)]
+        title = "\n".join(lines) + f"\nnode {leaf}, n={_fmt_size(tree.node_weight_[leaf])}"
         plot_worth_intervals(
             PlackettLuce.from_params(scores=z),
             wald_intervals(z, se, level),

@@ -279,6 +279,23 @@ def test_export_text_and_rules():
     assert tree.node_rules(0) == []
 
 
+def test_combined_rules_of_a_middle_leaf():
+    rng = np.random.default_rng(91)
+    n = 900
+    x = rng.uniform(size=n)
+    parts = [_pl(z, n, s).ranks for z, s in (([1, 0, -1], 1), ([-1, 1, 0], 2), ([0, -1, 1], 3))]
+    ranks = np.where(
+        (x < 1 / 3)[:, None], parts[0], np.where((x < 2 / 3)[:, None], parts[1], parts[2])
+    )
+    tree = PlackettLuceTree().fit(Rankings(ranks), x[:, None])
+    assert tree.n_leaves_ == 3
+    middle = tree.apply(np.array([[0.5]]))[0]
+    (rule,) = tree.node_rules(int(middle), combine=True)
+    lo, name, hi = rule.replace("<=", "<").split(" < ")
+    assert name == "x0" and 0.3 < float(lo) < 0.37 and 0.63 < float(hi) < 0.7
+    assert len(tree.node_rules(int(middle))) == 2
+
+
 def test_plot_one_panel_per_leaf():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

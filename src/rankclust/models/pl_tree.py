@@ -1004,23 +1004,62 @@ class PlackettLuceTree(ValidatedParamsMixin, BaseEstimator):
         cats = self.split_categories_[t]
         if cats is None:
             return f"{name} {'<=' if left else '>'} {self.threshold_[t]:g}"
-        side = cats if left else np.setdiff1d(self.categories_[j], cats)
+        seen = self.categories_[j][np.asarray(self._seen_codes[t], dtype=np.intp)]
+        side = cats if left else np.setdiff1d(seen, cats)  # the categories of the node's rows
         return f"{name} in {{{', '.join(_show(c) for c in side)}}}"
 
-    def node_rules(self, node: int) -> list[str]:
-        """The split conditions on the path from the root to ``node``."""
+    def node_rules(self, node: int, *, combine: bool = False) -> list[str]:
+        """The split conditions on the path from the root to ``node``.
+
+        Parameters
+        ----------
+        node : int
+        combine : bool, default=False
+            One condition per covariate: the bounds of a numeric one as an interval
+            (``"0.5 < age <= 2.5"``), the last (narrowest) set of a categorical one.
+
+        Returns
+        -------
+        list of str
+            Root first (empty for the root).
+        """
         check_is_fitted(self, "node_scores_")
         parent = {}
         for t in range(self.node_count_):
             if self.children_left_[t] >= 0:
                 parent[self.children_left_[t]] = (t, True)
                 parent[self.children_right_[t]] = (t, False)
-        rules = []
+        path = []
         while node in parent:
-            t, left = parent[node]
-            rules.append(self._rule(t, left))
-            node = t
-        return rules[::-1]
+            path.append(parent[node])
+            node = parent[node][0]
+        path = path[::-1]
+        if not combine:
+            return [self._rule(t, left) for t, left in path]
+        last: dict[int, list] = {}
+        for t, left in path:
+            j = int(self.split_feature_[t])
+            lo, hi, rule = last.get(j, [-np.inf, np.inf, None])
+            if self.split_categories_[t] is None:
+                lo, hi = (
+                    (lo, min(hi, self.threshold_[t]))
+                    if left
+                    else (max(lo, self.threshold_[t]), hi)
+                )
+            else:
+                rule = self._rule(t, left)
+            last[j] = [lo, hi, rule]
+        out = []
+        for j, (lo, hi, rule) in last.items():
+            if rule is None:
+                name = self.feature_names_[j]
+                rule = (
+                    f"{name} <= {hi:g}" if lo == -np.inf
+                    else f"{name} > {lo:g}" if hi == np.inf
+                    else f"{lo:g} < {name} <= {hi:g}"
+                )  # fmt: skip
+            out.append(rule)
+        return out
 
     def export_text(self, *, max_items: int = 10, decimals: int = 3) -> str:
         """The tree as text: splits with their test p-values, each leaf's size and worths.
