@@ -327,6 +327,10 @@ def test_bad_input():
         PlackettLuceTree(alpha=1.5).fit(R, X)
     with pytest.raises(ValueError, match="categorical_features"):
         PlackettLuceTree(categorical_features=[5]).fit(R, X)
+    never_loses = Rankings.from_orderings([[0, 1, 2], [0, 2, 1]] * 5)
+    with pytest.raises(ValueError, match="prior > 0"):
+        PlackettLuceTree().fit(never_loses, np.zeros((10, 1)))
+    assert PlackettLuceTree(prior=0.1).fit(never_loses, np.zeros((10, 1))).n_leaves_ == 1
     tree = PlackettLuceTree().fit(R, X)
     with pytest.raises(ValueError, match="columns"):
         tree.apply(X[:, :1])

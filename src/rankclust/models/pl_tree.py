@@ -703,6 +703,14 @@ class PlackettLuceTree(ValidatedParamsMixin, BaseEstimator):
         self.items_ = R.items
         self._min_leaf = float(min_leaf)
         nodes: list[dict] = []
+        if float(self.prior) == 0.0:
+            root = choice_stages(R)
+            problem = _comparison_problem(root, root.row_weights(sw))
+            if problem is not None:
+                raise ValueError(
+                    "the Plackett-Luce maximum-likelihood estimate of the root does not exist: "
+                    f"{problem}. Use prior > 0 for finite fits."
+                )
         self._grow(R, Xc, sw, w, np.flatnonzero(w > 0), 0, None, nodes)
         self._store(nodes)
         return self
