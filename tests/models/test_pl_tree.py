@@ -340,3 +340,26 @@ def test_clone_and_params():
     tree = PlackettLuceTree(alpha=0.01, max_depth=3, categorical_features=[0])
     c = clone(tree)
     assert c.get_params() == tree.get_params()
+
+
+def test_save_load_round_trip_and_a_tampered_tree_is_refused(tmp_path):
+    pd = pytest.importorskip("pandas")
+    from rankclust.persistence import load, save
+
+    rng = np.random.default_rng(101)
+    n = 400
+    group = rng.choice(np.array(["a", "b", "c"]), size=n)
+    R = Rankings(
+        np.where((group == "b")[:, None], _pl([-1, 0, 1], n, 1).ranks, _pl([1, 0, -1], n, 2).ranks)
+    )
+    X = pd.DataFrame({"age": rng.uniform(20, 70, size=n), "group": group})
+    tree = PlackettLuceTree().fit(R, X)
+    assert tree.n_leaves_ >= 2
+    save(tree, tmp_path / "tree.zip")
+    back = load(tmp_path / "tree.zip")
+    np.testing.assert_array_equal(back.apply(X), tree.apply(X))
+    np.testing.assert_array_equal(back.logpdf(R, X), tree.logpdf(R, X))
+    assert back.export_text() == tree.export_text()
+    back.children_left_[0] = 0  # a loop back to the root
+    with pytest.raises(ValueError, match="child"):
+        back._validate_loaded_state()

@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust import _loaded_state as loaded
 from rankclust._dataframes import is_dataframe
 from rankclust._param_validation import (
     Interval,
@@ -1004,6 +1005,58 @@ class PlackettLuceTree(ValidatedParamsMixin, BaseEstimator):
         if not w.sum() > 0:
             raise ValueError("R has zero total weight")
         return float(w @ self.logpdf(R, X) / w.sum())
+
+    def _validate_loaded_state(self) -> None:
+        """Check the state of a tree read by :func:`rankclust.persistence.load`."""
+        if not loaded.is_fitted(self) or not hasattr(self, "node_scores_"):
+            return
+        m = loaded.int_attr(self, "n_items_", low=2)
+        d = loaded.int_attr(self, "n_features_in_", low=1)
+        k = loaded.int_attr(self, "node_count_", low=1)
+        loaded.items_attr(self, n_items=m)
+        cat = loaded.array_attr(self, "categorical_", kind="b", shape=(d,))
+        left = loaded.array_attr(self, "children_left_", kind="i", shape=(k,))
+        right = loaded.array_attr(self, "children_right_", kind="i", shape=(k,))
+        feat = loaded.array_attr(self, "split_feature_", kind="i", shape=(k,))
+        thr = loaded.array_attr(self, "threshold_", shape=(k,), finite=False)
+        split = left >= 0
+        if not np.array_equal(split, feat >= 0) or not np.array_equal(split, right >= 0):
+            raise ValueError("children_left_: leaves and splits disagree between the arrays")
+        categorical_split = split & cat[np.clip(feat, 0, d - 1)]
+        loaded.check_tree(feat, np.where(categorical_split, 0.0, thr), left, right,
+                          n_features=d, name="PlackettLuceTree", split=split)  # fmt: skip
+        for name in ("node_scores_", "node_standard_errors_"):
+            loaded.array_attr(self, name, shape=(k, m), finite=name == "node_scores_")
+        loaded.array_attr(self, "node_weight_", shape=(k,), low=0.0)
+        loaded.array_attr(self, "node_depth_", kind="i", shape=(k,), low=0)
+        loaded.array_attr(self, "leaves_", kind="i", ndim=1, low=0, high=k - 1)
+        if not isinstance(self.categories_, dict) or set(self.categories_) != set(
+            np.flatnonzero(cat).tolist()
+        ):
+            raise ValueError("categories_: one entry per categorical covariate expected")
+        if not isinstance(self.feature_names_, list) or len(self.feature_names_) != d:
+            raise ValueError(f"feature_names_: expected {d} names")
+        cats = self.split_categories_
+        seen = self._seen_codes
+        if not (isinstance(cats, list) and isinstance(seen, list) and len(cats) == len(seen) == k):
+            raise ValueError(f"split_categories_: expected a list of {k} entries")
+        for t in range(k):
+            if categorical_split[t] != (cats[t] is not None) or (cats[t] is None) != (
+                seen[t] is None
+            ):
+                raise ValueError(f"split_categories_: node {t} does not match its split")
+            if cats[t] is not None:
+                n_cat = len(self.categories_[int(feat[t])])
+                loaded.check_array(seen[t], "_seen_codes", kind="f", ndim=1, low=0,
+                                   high=n_cat - 1)  # fmt: skip
+                if not np.isin(cats[t], self.categories_[int(feat[t])]).all():
+                    raise ValueError(f"split_categories_: node {t} names an unknown category")
+        models = self.node_models_
+        if not (isinstance(models, list) and len(models) == k):
+            raise ValueError(f"node_models_: expected {k} models")
+        for model in models:
+            if not isinstance(model, PlackettLuce) or getattr(model, "n_items_", None) != m:
+                raise ValueError(f"node_models_: expected fitted PlackettLuce models of {m} items")
 
     # ---------------------------------------------------------------- output
     def _rule(self, t: int, left: bool) -> str:
