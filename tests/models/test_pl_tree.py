@@ -196,18 +196,25 @@ def test_categorical_split_recovered_from_a_dataframe():
 
 
 # ------------------------------------------------------------------------- leaves and weights
-def _two_group_data(seed=21, n=300, lengths=None):
+def _two_group_data(seed=21, n=300, lengths=None, kind=None):
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 4, size=n).astype(float)
-    a = _pl([1.0, 0.0, -1.0, 0.3, -0.2], n, seed + 1, lengths)
-    b = _pl([-1.0, 0.5, 1.0, 0.0, 0.0], n, seed + 2, lengths)
-    R = Rankings(np.where((x >= 2)[:, None], a.ranks, b.ranks), kind=a.kind)
+    subset = kind == "subset"  # `lengths` random items of each complete ranking
+    a = _pl([1.0, 0.0, -1.0, 0.3, -0.2], n, seed + 1, None if subset else lengths)
+    b = _pl([-1.0, 0.5, 1.0, 0.0, 0.0], n, seed + 2, None if subset else lengths)
+    ranks = np.where((x >= 2)[:, None], a.ranks, b.ranks)
+    if subset:
+        shown = np.argsort(rng.random(ranks.shape), axis=1) < lengths
+        kept = np.where(shown, ranks, 99)
+        ranks = np.where(shown, np.argsort(np.argsort(kept, axis=1), axis=1), -1)
+    R = Rankings(ranks, kind=kind or a.kind)
     return R, np.c_[x, rng.normal(size=n)]
 
 
-@pytest.mark.parametrize("lengths", [None, 3])
-def test_leaf_scores_equal_a_plackett_luce_fit_on_the_leaf_rows(lengths):
-    R, X = _two_group_data(lengths=lengths)
+@pytest.mark.parametrize(("lengths", "kind"), [(None, None), (3, "top"), (3, "subset")])
+def test_leaf_scores_equal_a_plackett_luce_fit_on_the_leaf_rows(lengths, kind):
+    R, X = _two_group_data(lengths=lengths, kind=kind)
+    assert R.kind == (kind or "subset")
     w = np.random.default_rng(0).uniform(0.5, 2.0, size=R.n_rankings)
     tree = PlackettLuceTree().fit(R, X, sample_weight=w)
     assert tree.n_leaves_ >= 2

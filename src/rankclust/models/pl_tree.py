@@ -31,6 +31,7 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.linalg
 from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
@@ -334,7 +335,12 @@ def _newton_fit(
         H = info + prior * np.diag(v)
         if prior == 0:
             H = H + np.ones((m, m)) / m
-        step = np.linalg.lstsq(H, g, rcond=None)[0]
+        try:  # positive definite when the estimate exists (sum-zero direction fixed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)  # near-singular
+                step = scipy.linalg.solve(H, g, assume_a="pos")
+        except (np.linalg.LinAlgError, ValueError):
+            step = np.linalg.lstsq(H, g, rcond=None)[0]
         size = 1.0
         while True:
             z_new = z + size * step
