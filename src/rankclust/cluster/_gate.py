@@ -1,0 +1,192 @@
+"""The multinomial-logit gate of a mixture of experts for rankings (private).
+
+A mixture fitted with respondent covariates ``X`` (``fit(R, X=...)``) has mixing weights
+that depend on the respondent: ``pi_k(x) = softmax_k(gamma_k . [1, x])`` with
+``gamma_0 = 0`` (the first component is the reference). This module holds the gate's
+mathematics (design matrix, log-probabilities, the weighted multinomial-logistic M-step with
+soft labels and a ridge penalty) and :class:`GateMixin`, the methods the mixtures gain from
+it; the EM driver that fits gate and components together is
+:mod:`rankclust.cluster._experts`.
+
+Conventions, stated once: ``Z`` is the design ``[1, (x - mean) / scale]`` of shape
+``(n, d + 1)`` on *standardised* covariates (the ridge penalty acts on standardised slopes,
+so it does not depend on the units of a covariate; the intercepts are not penalised, so a
+gate without covariates is the plain mixture's weights exactly); ``gamma`` has shape
+``(K, d + 1)`` with row 0 zero. Fitted coefficients are reported on the original scale of
+``X`` (``gate_coef_``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+from sklearn.utils.validation import check_array, check_is_fitted
+
+__all__ = [
+    "GateMixin",
+    "check_covariates",
+    "fit_gate",
+    "gate_log_probs",
+    "gate_objective",
+    "standardise",
+]
+
+#: The attributes a fit with covariates sets beyond those of the plain mixture.
+GATE_ATTRIBUTES = ("gate_coef_", "gate_mean_", "gate_scale_", "gate_coef_se_", "gate_vcov_")
+
+
+def check_covariates(X: Any, n: int | None = None, d: int | None = None) -> np.ndarray:
+    """``X`` as a float64 array of shape (n, d): finite, 2-d (zero columns allowed).
+
+    ``n`` and ``d``, when given, are the rows and columns it must have. One-line
+    ``ValueError`` otherwise.
+    """
+    X = check_array(X, dtype=np.float64, ensure_min_features=0, input_name="X")
+    if n is not None and X.shape[0] != n:
+        raise ValueError(f"X has {X.shape[0]} rows but R has {n} rankings (one row each)")
+    if d is not None and X.shape[1] != d:
+        raise ValueError(f"X has {X.shape[1]} columns; the mixture was fitted with {d}")
+    return X
+
+
+def standardise(X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean and standard deviation of every column (a constant column gets scale 1:
+    it is all zero once centred and the gate ignores it)."""
+    total = w.sum()
+    mean = (w @ X) / total if X.shape[1] else np.zeros(0)
+    var = (w @ (X - mean) ** 2) / total if X.shape[1] else np.zeros(0)
+    scale = np.sqrt(var)
+    return mean, np.where(scale > 1e-12 * np.maximum(1.0, np.abs(mean)), scale, 1.0)
+
+
+def design(X: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``[1, (X - mean) / scale]``, shape (n, d + 1)."""
+    return np.hstack([np.ones((X.shape[0], 1)), (X - mean) / scale])
+
+
+def gate_log_probs(Z: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """``log pi_k(x_i)``, shape (n, K): the log-softmax of ``Z @ gamma.T``."""
+    eta = Z @ gamma.T
+    return eta - logsumexp(eta, axis=1, keepdims=True)
+
+
+def gate_objective(
+    flat: np.ndarray, Z: np.ndarray, wq: np.ndarray, penalty: float
+) -> tuple[float, np.ndarray]:
+    """Minus the penalised expected complete-data log-likelihood of the gate, and its gradient.
+
+    ``f(gamma) = -sum_ik wq_ik log pi_k(x_i) + penalty / 2 * |slopes|^2`` with ``wq_ik =
+    w_i q_ik`` (row weight times responsibility; soft labels), over the free coefficients
+    ``flat = gamma[1:].ravel()``; gradient ``-(wq - w pi)' Z`` (rows 1..K-1) plus the
+    penalty's ``penalty * slopes`` (intercepts unpenalised). Exact; tested against finite
+    differences.
+    """
+    k_comp = wq.shape[1]
+    gamma = np.vstack([np.zeros((1, Z.shape[1])), flat.reshape(k_comp - 1, -1)])
+    logp = gate_log_probs(Z, gamma)
+    slopes = gamma[1:, 1:]
+    f = -float(np.sum(wq * logp)) + 0.5 * penalty * float(np.sum(slopes * slopes))
+    w = wq.sum(axis=1)
+    grad = -((wq - w[:, None] * np.exp(logp)).T @ Z)[1:]
+    grad[:, 1:] += penalty * slopes
+    return f, grad.ravel()
+
+
+def fit_gate(Z: np.ndarray, wq: np.ndarray, gamma: np.ndarray, penalty: float) -> np.ndarray:
+    """The gate's M-step: a weighted multinomial logistic regression with soft labels.
+
+    Minimises :func:`gate_objective` by L-BFGS (scipy, exact gradient) warm-started at
+    ``gamma``; the result is kept only if it does not increase the objective (so EM stays
+    monotone). Without covariates (``Z`` one column) the exact solution is closed-form:
+    ``gamma_k = log(n_k / n_0)``, the plain mixture's weights. Private; inputs trusted.
+
+    Complexity: O(n K d) per L-BFGS iteration.
+    """
+    k_comp = wq.shape[1]
+    if k_comp == 1:
+        return np.zeros_like(gamma)
+    if Z.shape[1] == 1:
+        nk = np.maximum(wq.sum(axis=0), 1e-300)
+        out = np.zeros_like(gamma)
+        out[:, 0] = np.log(nk) - np.log(nk[0])
+        return out
+    total = float(wq.sum())
+    x0 = gamma[1:].ravel()
+
+    def fun(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        f, g = gate_objective(flat, Z, wq, penalty)
+        return f / total, g / total
+
+    f0 = fun(x0)[0]
+    res = minimize(
+        fun, x0, jac=True, method="L-BFGS-B", options={"maxiter": 500, "gtol": 1e-9, "ftol": 0}
+    )
+    if not (np.all(np.isfinite(res.x)) and res.fun <= f0):
+        return gamma
+    return np.vstack([np.zeros((1, Z.shape[1])), res.x.reshape(k_comp - 1, -1)])
+
+
+class GateMixin:
+    """What a ranking mixture gains from a covariate gate (mixed into the mixtures)."""
+
+    def _has_gate(self) -> bool:
+        return getattr(self, "gate_coef_", None) is not None
+
+    def _gate_probs(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, ["weights_"])
+        if not self._has_gate():
+            raise ValueError(
+                f"this {type(self).__name__} was fitted without covariates; fit it with "
+                "fit(R, X=...) to predict from covariates"
+            )
+        coef = self.gate_coef_
+        X = check_covariates(X, d=coef.shape[1] - 1)
+        Z = np.hstack([np.ones((X.shape[0], 1)), X])
+        return np.exp(gate_log_probs(Z, coef))
+
+    def predict_proba_from_covariates(self, X: Any) -> np.ndarray:
+        """The gate alone: the segment probabilities of a person from covariates only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Respondent covariates, the columns of the fit.
+
+        Returns
+        -------
+        ndarray of float64, shape (n, K)
+            ``pi_k(x) = softmax_k(gate_coef_[k] . [1, x])``.
+
+        Notes
+        -----
+        Complexity: O(n K d) time, O(n K) memory.
+        """
+        return self._gate_probs(X)
+
+    def predict_ranking_from_covariates(self, X: Any) -> np.ndarray:
+        """The ranking predicted for a person from covariates only (no ranking seen).
+
+        The modal ranking (``centers_``) of the segment the gate makes most likely,
+        ``argmax_k pi_k(x)``; not the consensus of the gate-weighted mixture (a
+        gate-weighted Kemeny consensus would need a search per distinct ``x``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of int64, shape (n, n_items_)
+            0-based positions of the items (the rank-matrix convention of
+            :class:`~rankclust.Rankings`).
+
+        Notes
+        -----
+        Complexity: O(n K d + n m) time, O(n (K + m)) memory.
+        """
+        k = np.argmax(self._gate_probs(X), axis=1)
+        positions = np.asarray(self.centers_.ranks, dtype=np.int64)
+        return positions[k]
