@@ -203,7 +203,7 @@ def fit_experts(est: Any, R: Any, X: Any, sample_weight: Any = None, warm: Any =
     the plain mixture's fit (the warm starts of :func:`~rankclust.cluster.select_k`).
 
     Complexity: the plain mixture's fit, then per EM iteration of each gate start the
-    component E/M-steps on the u distinct rankings plus O(n K d) per L-BFGS iteration of the
+    component E/M-steps on the u distinct rankings plus O(n K^2 d^2) per Newton step of the
     gate; the standard errors O(n K p^2) with p free parameters.
     """
     est._validate_params()
