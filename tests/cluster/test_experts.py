@@ -312,3 +312,19 @@ def test_persistence_round_trip(mallows_fit, mallows_data, tmp_path):
     back.gate_coef_ = mallows_fit.gate_coef_[:, :2].copy()
     with pytest.raises(ValueError, match="gate_mean_"):
         back._validate_loaded_state()
+
+
+def test_gate_coefficients_table(mallows_fit):
+    from rankclust.cluster import gate_coefficients
+
+    tab = gate_coefficients(mallows_fit, feature_names=["a", "b"], level=0.9)
+    assert tab.names == ["intercept", "a", "b"]
+    np.testing.assert_allclose(tab.upper - tab.coef, 1.6448536 * mallows_fit.gate_coef_se_)
+    z = mallows_fit.gate_coef_[1] / mallows_fit.gate_coef_se_[1]
+    from scipy.stats import norm
+
+    np.testing.assert_allclose(tab.p_values[1], 2 * norm.sf(np.abs(z)))
+    md = tab.to_markdown()
+    assert md.count("\n") == 4 and "| 1 vs 0 | b |" in md
+    with pytest.raises(ValueError, match="2 covariates"):
+        gate_coefficients(mallows_fit, feature_names=["a"])
