@@ -328,3 +328,62 @@ def test_gate_coefficients_table(mallows_fit):
     assert md.count("\n") == 4 and "| 1 vs 0 | b |" in md
     with pytest.raises(ValueError, match="2 covariates"):
         gate_coefficients(mallows_fit, feature_names=["a"])
+
+
+# --------------------------------------------------------------------------------------------
+# the command line: --features
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory, mallows_data):
+    from rankclust.io import write_orderings_csv
+
+    R, X, _ = mallows_data
+    d = tmp_path_factory.mktemp("experts_cli")
+    write_orderings_csv(R[:300], d / "r.csv")
+    rows = ["income,age"] + [f"{a:.6f},{b:.6f}" for a, b in X[:300]]
+    (d / "x.csv").write_text("\n".join(rows) + "\n")
+    return d, R[:300], X[:300]
+
+
+def test_cli_cluster_with_features(cli_files, capsys, tmp_path):
+    from tests._cli import run
+
+    d, R, X = cli_files
+    out_json = tmp_path / "r.json"
+    args = ["--features", d / "x.csv", "--n-init", 2, "--random-state", 0, "--quiet"]
+    code, out, err = run(capsys, "cluster", d / "r.csv", "-k", 2, *args, "--json", out_json)
+    assert code == 0, err
+    est = MallowsMixture(2, n_init=2, random_state=0).fit(R, X=X)
+    assert "Gate (mixture of experts)" in out and "income" in out and "age" in out
+    import json
+
+    gate = json.loads(out_json.read_text())["gate"]
+    assert gate["features"] == ["income", "age"]
+    np.testing.assert_allclose(gate["coef"], est.gate_coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(gate["se"], est.gate_coef_se_, rtol=1e-6, atol=1e-9)
+    code, out, err = run(capsys, "select-k", d / "r.csv", "--ks", "1,2", *args,
+                         "--method", "pl-mixture")  # fmt: skip
+    assert code == 0, err
+    assert "best K=2" in out and "2 vs 0" not in out and "1 vs 0" in out
+
+
+def test_cli_features_refusals(cli_files, capsys, tmp_path):
+    from tests._cli import one_line_error, run
+
+    d, _, X = cli_files
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(f"{a},{b}" for a, b in X[:299]) + "\n")
+    code, _, err = run(capsys, "cluster", d / "r.csv", "-k", 2, "--features", short)
+    one_line_error(code, err, "short.csv", "299 rows of features", "300 rankings")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n3,oops\n" + "\n".join(f"{a},{b}" for a, b in X[2:300]) + "\n")
+    code, _, err = run(capsys, "cluster", d / "r.csv", "-k", 2, "--features", bad)
+    one_line_error(code, err, "bad.csv", "line 3", "oops")
+    code, _, err = run(capsys, "cluster", d / "r.csv", "-k", 2, "--features", d / "x.csv",
+                       "--method", "chains")  # fmt: skip
+    one_line_error(code, err, "--features", "chains")
+    code, _, err = run(capsys, "cluster", d / "r.csv", "-k", 2, "--features", d / "x.csv",
+                       "--skip-malformed")  # fmt: skip
+    one_line_error(code, err, "--features", "--skip-malformed")
+    code, _, err = run(capsys, "significance", d / "r.csv", "-k", 2, "--features", d / "x.csv")
+    one_line_error(code, err, "--features")
