@@ -238,8 +238,27 @@ def test_recovers_a_covariate_driven_segmentation():
     seg = np.array([CENTERS.index(c) for c in est.centers_.to_orderings()])
     assert np.mean(seg[from_x] == z) > max(np.mean(z), 1 - np.mean(z)) + 0.05
     np.testing.assert_array_equal(
-        est.predict_ranking_from_covariates(X[:5]), est.centers_.ranks[from_x[:5]]
+        est.predict_ranking_from_covariates(X[:5], how="modal"), est.centers_.ranks[from_x[:5]]
     )
+
+
+def test_consensus_ranking_from_covariates(mallows_fit, mallows_data):
+    _, X, _ = mallows_data
+    est = mallows_fit
+    pi = est.predict_proba_from_covariates(X)
+    got = est.predict_ranking_from_covariates(X)
+    centres = est.centers_.ranks
+    for i in range(0, 600, 37):  # Borda by hand: items by gate-weighted mean position
+        score = [sum(pi[i, k] * centres[k, j] for k in range(2)) for j in range(5)]
+        order = sorted(range(5), key=lambda j: (score[j], j))
+        assert [int(np.flatnonzero(got[i] == t)[0]) for t in range(5)] == order
+    sure = pi.max(axis=1) > 0.99  # a sure gate: the consensus is the modal ranking
+    assert sure.any()
+    np.testing.assert_array_equal(
+        got[sure], est.predict_ranking_from_covariates(X[sure], how="modal")
+    )
+    with pytest.raises(ValueError, match="how"):
+        est.predict_ranking_from_covariates(X, how="kemeny")
 
 
 def test_weighted_equals_expanded():

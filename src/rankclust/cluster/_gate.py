@@ -206,16 +206,20 @@ class GateMixin:
         """
         return self._gate_probs(X)
 
-    def predict_ranking_from_covariates(self, X: Any) -> np.ndarray:
+    def predict_ranking_from_covariates(self, X: Any, *, how: str = "consensus") -> np.ndarray:
         """The ranking predicted for a person from covariates only (no ranking seen).
-
-        The modal ranking (``centers_``) of the segment the gate makes most likely,
-        ``argmax_k pi_k(x)``; not the consensus of the gate-weighted mixture (a
-        gate-weighted Kemeny consensus would need a search per distinct ``x``).
 
         Parameters
         ----------
         X : array-like of shape (n, d)
+        how : {"consensus", "modal"}, default="consensus"
+            ``"consensus"``: the Borda consensus of the gate-weighted mixture, items by
+            increasing ``sum_k pi_k(x) pos_k(item)`` over the components' modal rankings
+            ``centers_`` (ties by item index); ``"modal"``: the modal ranking of the
+            segment the gate makes most likely, ``centers_[argmax_k pi_k(x)]``. The
+            consensus hedges between segments when the gate is unsure and agrees with
+            ``"modal"`` when it is sure (SUSHI A: see "Covariates" in
+            ``docs/covariates.md``).
 
         Returns
         -------
@@ -225,11 +229,17 @@ class GateMixin:
 
         Notes
         -----
-        Complexity: O(n K d + n m) time, O(n (K + m)) memory.
+        Complexity: O(n K (d + m) + n m log m) time, O(n (K + m)) memory.
         """
-        k = np.argmax(self._gate_probs(X), axis=1)
+        if how not in ("consensus", "modal"):
+            raise ValueError(f"how must be 'consensus' or 'modal', got {how!r}")
+        pi = self._gate_probs(X)
         positions = np.asarray(self.centers_.ranks, dtype=np.int64)
-        return positions[k]
+        if how == "modal":
+            return positions[np.argmax(pi, axis=1)]
+        score = pi @ positions.astype(np.float64)
+        order = np.argsort(score, axis=1, kind="stable")
+        return np.argsort(order, axis=1, kind="stable").astype(np.int64)
 
 
 @dataclass
