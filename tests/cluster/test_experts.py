@@ -406,3 +406,48 @@ def test_cli_features_refusals(cli_files, capsys, tmp_path):
     one_line_error(code, err, "--features", "--skip-malformed")
     code, _, err = run(capsys, "significance", d / "r.csv", "-k", 2, "--features", d / "x.csv")
     one_line_error(code, err, "--features")
+
+
+def test_plackett_luce_observed_information_equals_numerical_hessian():
+    from rankclust.cluster._mixture_information import _sum_zero_basis
+
+    scores = np.array([[0.8, 0.4, 0.0, -0.4, -0.8], [-0.8, -0.4, 0.0, 0.4, 0.8]])
+    R, X, _ = simulate(300, GAMMA, model="pl", scores=scores * 2, seed=4)
+    est = PlackettLuceMixture(2, n_init=2, random_state=0, gate_penalty=0.5).fit(R, X=X)
+    ed, *_ = EX._compile(est, R, X, None)
+    gamma = est.gate_coef_.copy()
+    gamma[:, 1:] = est.gate_coef_[:, 1:] * est.gate_scale_
+    gamma[:, 0] = est.gate_coef_[:, 0] + est.gate_coef_[:, 1:] @ est.gate_mean_
+    B = _sum_zero_basis(5)
+    u0 = est.scores_ @ B  # (K, m - 1): the sum-zero log-worths in the basis
+    q, _, _ = EX._e_step(est, ed, {"scores": est.scores_}, gamma)
+    info, n_g = EX._louis_information(est, ed, q, gamma)
+
+    def objective(phi):  # penalised log-likelihood
+        g = np.vstack([np.zeros(3), phi[:n_g].reshape(1, 3)])
+        z = phi[n_g:].reshape(2, 4) @ B.T
+        return EX._e_step(est, ed, {"scores": z}, g)[1] - 0.25 * np.sum(g[1, 1:] ** 2)
+
+    phi0 = np.concatenate([gamma[1:].ravel(), u0.ravel()])
+    h, p = 1e-4, phi0.size
+    hess = np.zeros((p, p))
+    for a in range(p):
+        for b in range(a, p):
+            ea, eb = np.eye(p)[a] * h, np.eye(p)[b] * h
+            hess[a, b] = hess[b, a] = (
+                objective(phi0 + ea + eb) - objective(phi0 + ea - eb)
+                - objective(phi0 - ea + eb) + objective(phi0 - ea - eb)
+            ) / (4 * h * h)  # fmt: skip
+    np.testing.assert_allclose(info, -hess, rtol=2e-4, atol=2e-2)
+
+
+def test_rows_of_zero_weight_are_labelled_but_not_fitted(mallows_data):
+    R, X, _ = mallows_data
+    w = np.ones(600)
+    w[::7] = 0.0
+    a = MallowsMixture(2, n_init=2, random_state=0).fit(R, X=X, sample_weight=w)
+    keep = w > 0
+    b = MallowsMixture(2, n_init=2, random_state=0).fit(R[np.flatnonzero(keep)], X=X[keep])
+    assert a.log_likelihood_ == pytest.approx(b.log_likelihood_, rel=1e-9)
+    assert a.labels_.shape == (600,)
+    np.testing.assert_array_equal(a.labels_, a.predict(R, X))
