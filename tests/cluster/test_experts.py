@@ -451,3 +451,13 @@ def test_rows_of_zero_weight_are_labelled_but_not_fitted(mallows_data):
     assert a.log_likelihood_ == pytest.approx(b.log_likelihood_, rel=1e-9)
     assert a.labels_.shape == (600,)
     np.testing.assert_array_equal(a.labels_, a.predict(R, X))
+
+
+@pytest.mark.parametrize("cls", [MallowsMixture, PlackettLuceMixture])
+def test_squarem_reaches_the_plain_em_optimum(cls, mallows_data):
+    R, X, _ = mallows_data
+    fast = cls(2, n_init=2, random_state=0, tol=1e-9).fit(R, X=X)
+    slow = cls(2, n_init=2, random_state=0, tol=1e-9, accelerate=False).fit(R, X=X)
+    assert fast.log_likelihood_ == pytest.approx(slow.log_likelihood_, rel=1e-7)
+    np.testing.assert_allclose(fast.gate_coef_, slow.gate_coef_, atol=1e-3)
+    assert np.diff(fast.log_likelihood_history_).min() >= -1e-9 * abs(fast.log_likelihood_)

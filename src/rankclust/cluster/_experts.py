@@ -25,7 +25,8 @@ observed-data log-likelihood never decreases (tested). Starts: the plain mixture
 first with its own restarts and agreement check (``n_init``, ``max_init``, ``n_agree``), and
 EM with the gate starts from it (gate at the plain weights), and from
 ``_N_PERTURBED`` perturbed gates (covariates present only); the most likely run is kept and
-the agreement of the runs recorded (``gate_n_agreeing_``). No SQUAREM here (plain EM).
+the agreement of the runs recorded (``gate_n_agreeing_``). EM is accelerated by SQUAREM
+(``accelerate``), with the plain mixture's likelihood guard.
 
 Standard errors of the gate coefficients: the exact observed information of the observed-data
 log-likelihood in all free parameters (gate coefficients, Mallows dispersions given the
@@ -67,6 +68,8 @@ from rankclust.cluster.mixture import (
     _Blocks,
     _BlockState,
     _partition_mismatch,
+    _squarem_point,
+    _squarem_step,
 )
 
 __all__ = ["drop_gate", "experts_joint", "fit_experts", "validate_loaded_gate"]
@@ -158,32 +161,76 @@ def _gate_penalty(est: Any, gamma: np.ndarray) -> float:
 
 
 def _em(
-    est: Any, ed: _ExpertsData, params: dict, gamma: np.ndarray, max_iter: int, tol: float
+    est: Any,
+    ed: _ExpertsData,
+    params: dict,
+    gamma: np.ndarray,
+    max_iter: int,
+    tol: float,
+    accelerate: bool | None = None,
 ) -> _ExpertsRun:
-    """EM from ``(params, gamma)`` until one iteration gains at most ``tol`` per ranking
-    (penalised) and no discrete parameter moved, or ``max_iter`` iterations."""
+    """EM from ``(params, gamma)`` until one plain EM iteration gains at most ``tol`` per
+    ranking (penalised) and no discrete parameter moved, or ``max_iter`` iterations.
+
+    With ``accelerate`` (None: the estimator's ``accelerate``), SQUAREM as in the plain
+    mixture (:func:`~rankclust.cluster.mixture._squarem_step`): after two plain EM steps
+    that moved no discrete parameter, the gate coefficients and the components' continuous
+    parameters are extrapolated, and the extrapolated point is kept only if its penalised
+    log-likelihood is at least that of the plain step; so the trace never decreases.
+    """
+    if accelerate is None:
+        accelerate = bool(getattr(est, "accelerate", False))
     history: list[float] = []
     old = -np.inf
     changed = True
     converged = False
     n_iter = 0
     penalty = float(est.gate_penalty)
+    n_g = gamma[1:].size
+    cycle: list[np.ndarray] = []
+    fallback: tuple | None = None
+
+    def evaluate(params: dict, gamma: np.ndarray) -> tuple:
+        q, ll, cache = _e_step(est, ed, params, gamma)
+        return q, ll, cache, ll + est._penalty(params) - _gate_penalty(est, gamma)
+
+    def unpack(vec: np.ndarray, params: dict) -> tuple[dict, np.ndarray]:
+        g = np.vstack([np.zeros((1, gamma.shape[1])), vec[:n_g].reshape(gamma[1:].shape)])
+        return est._with_continuous(params, vec[n_g:]), g
+
     for it in range(1, max_iter + 1):
         n_iter = it
-        q, ll, cache = _e_step(est, ed, params, gamma)
-        obj = ll + est._penalty(params) - _gate_penalty(est, gamma)
-        history.append(obj)
-        if not changed and obj - old <= tol * ed.total:
-            converged = True
-            break
+        q, ll, cache, obj = evaluate(params, gamma)
+        if fallback is not None:  # an extrapolated point: kept only if at least as likely
+            if not obj >= fallback[-1]:
+                params, gamma, q, ll, cache, obj = fallback
+            fallback = None
+            history.append(obj)
+        else:
+            history.append(obj)
+            if not changed and obj - old <= tol * ed.total:
+                converged = True
+                break
         old = obj
+        if accelerate and not changed:
+            cycle.append(np.concatenate([gamma[1:].ravel(), est._continuous_vector(params)]))
+            if len(cycle) == 3:
+                step = _squarem_step(*cycle)
+                cycle = []
+                if step is not None:
+                    fallback = (params, gamma, q, ll, cache, obj)
+                    params, gamma = unpack(_squarem_point(step), params)
+                    continue  # the next E-step evaluates the extrapolated point
         resp_u = np.asarray(ed.P @ q) / ed.data.w[:, None]
         state = _BlockState(resp=resp_u, row_ll=np.zeros(len(resp_u)), cache=cache)
         params, changed = est._m_step(ed.blocks, [state], params, False)
         gamma = fit_gate(ed.Z, ed.w[:, None] * q, gamma, penalty)
+        if changed:
+            cycle = []  # a discrete move: restart the cycle
     else:
-        q, ll, _ = _e_step(est, ed, params, gamma)
-        obj = ll + est._penalty(params) - _gate_penalty(est, gamma)
+        q, ll, _, obj = evaluate(params, gamma)
+        if fallback is not None and not obj >= fallback[-1]:
+            params, gamma, q, ll, _, obj = fallback
         history.append(obj)
     return _ExpertsRun(params=params, gamma=gamma, q=q, log_likelihood=ll, objective=obj,
                        n_iter=n_iter, converged=converged, history=history)  # fmt: skip
