@@ -461,3 +461,22 @@ def test_squarem_reaches_the_plain_em_optimum(cls, mallows_data):
     assert fast.log_likelihood_ == pytest.approx(slow.log_likelihood_, rel=1e-7)
     np.testing.assert_allclose(fast.gate_coef_, slow.gate_coef_, atol=1e-3)
     assert np.diff(fast.log_likelihood_history_).min() >= -1e-9 * abs(fast.log_likelihood_)
+
+
+def test_tools_for_plain_mixtures_refuse_a_mixture_of_experts(mallows_fit, mallows_data):
+    from rankclust.inference import (
+        bootstrap,
+        goodness_of_fit,
+        mixture_standard_errors,
+        sample_like,
+    )
+
+    R, _, _ = mallows_data
+    for call in (
+        lambda: mixture_standard_errors(mallows_fit, R),
+        lambda: bootstrap(mallows_fit, R, n_boot=2),
+        lambda: sample_like(mallows_fit, R),
+        lambda: goodness_of_fit(mallows_fit, R),
+    ):
+        with pytest.raises(ValueError, match="fitted with covariates"):
+            call()

@@ -5,13 +5,12 @@ experts (the mixing weights a multinomial logit of the covariates; see
 from __future__ import annotations
 
 import argparse
-import csv
 from typing import Any
 
 import numpy as np
 
 from rankclust.cli._errors import CLIError
-from rankclust.cli._input import read_numeric_csv
+from rankclust.cli._input import check_file
 
 __all__ = ["check_features_options", "gate_json", "gate_lines", "load_features"]
 
@@ -39,33 +38,19 @@ def check_features_options(args: argparse.Namespace, method: Any) -> None:
                            "errors are printed instead)")  # fmt: skip
 
 
-def _header(path: str, width: int) -> list[str] | None:
-    """The column names of the features file, when its first line is a header."""
-    from rankclust.io._text import decode
-
-    text, _ = decode(path, None, None)  # read_numeric_csv has read it within the limits
-    for line in text.splitlines():
-        if line.strip():
-            fields = [t.strip() for t in next(csv.reader([line]))]
-            try:
-                [float(t) for t in fields]
-            except ValueError:
-                return fields if len(fields) == width else None
-            return None
-    return None
-
-
 def load_features(path: str, R: Any, rankings_file: str) -> tuple[np.ndarray, list[str]]:
     """The covariates of ``path`` (one row per ranking of ``rankings_file``, in file order)
     and their names (the header, else ``x0, x1, ...``); one-line errors name the file and
     line (bad rows) or the two counts (a row-count mismatch)."""
-    X = read_numeric_csv(path, what="features")
+    from rankclust.io import read_numeric_csv
+
+    X, header = read_numeric_csv(check_file(path), what="features", return_header=True)
     if X.shape[0] != R.n_rankings:
         raise CLIError(
             f"{path}: {X.shape[0]} rows of features, but {rankings_file} has {R.n_rankings} "
             "rankings (one row of features per ranking, in file order)"
         )
-    names = _header(path, X.shape[1]) or [f"x{j}" for j in range(X.shape[1])]
+    names = header or [f"x{j}" for j in range(X.shape[1])]
     return X, names
 
 

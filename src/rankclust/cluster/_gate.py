@@ -33,6 +33,7 @@ __all__ = [
     "gate_coefficients",
     "gate_log_probs",
     "gate_objective",
+    "refuse_covariates",
     "standardise",
 ]
 
@@ -167,6 +168,17 @@ def fit_gate(Z: np.ndarray, wq: np.ndarray, gamma: np.ndarray, penalty: float) -
             break
         x, f, g = x_new, f_new, g_new
     return np.vstack([np.zeros((1, Z.shape[1])), x.reshape(k_comp - 1, -1)])
+
+
+def refuse_covariates(est: Any, what: str) -> None:
+    """One-line ``ValueError`` when ``est`` was fitted with covariates (a mixture of experts)
+    and ``what`` (a tool written for the plain mixtures) would silently ignore its gate."""
+    if getattr(est, "gate_coef_", None) is not None:
+        raise ValueError(
+            f"{what}: this {type(est).__name__} was fitted with covariates (a mixture of "
+            "experts), which it does not handle; the gate's standard errors are gate_coef_se_ "
+            "(rankclust.cluster.gate_coefficients)"
+        )
 
 
 class GateMixin:

@@ -48,6 +48,7 @@ import numpy as np
 from scipy import stats
 
 from rankclust._param_validation import check_sample_weight
+from rankclust.cluster._gate import refuse_covariates
 from rankclust.cluster._mixture_kernels import length_tables
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.models import plackett_luce_information
@@ -152,6 +153,7 @@ def _component_blocks(estimator: Any, data: Any, tau: np.ndarray) -> tuple[list,
 
 def _pieces(estimator: Any, R: Any, sample_weight: Any) -> _Pieces:
     _check_estimator(estimator)
+    refuse_covariates(estimator, "mixture standard errors")
     data = _data(estimator, R, sample_weight)
     params = estimator._fitted_params()
     pi = np.asarray(estimator.weights_, dtype=np.float64)
