@@ -365,13 +365,17 @@ def cli_files(tmp_path_factory, mallows_data):
 
 
 def test_cli_cluster_with_features(cli_files, capsys, tmp_path):
-    from tests._cli import run
+    from tests._cli import one_line_error, run
 
     d, R, X = cli_files
     out_json = tmp_path / "r.json"
     args = ["--features", d / "x.csv", "--n-init", 2, "--random-state", 0, "--quiet"]
-    code, out, err = run(capsys, "cluster", d / "r.csv", "-k", 2, *args, "--json", out_json)
+    model = tmp_path / "m.zip"
+    code, out, err = run(capsys, "cluster", d / "r.csv", "-k", 2, *args, "--json", out_json,
+                         "--save", model)  # fmt: skip
     assert code == 0, err
+    code, _, err = run(capsys, "predict", model, d / "r.csv")
+    one_line_error(code, err, "fitted with covariates")
     est = MallowsMixture(2, n_init=2, random_state=0).fit(R, X=X)
     assert "Gate (mixture of experts)" in out and "income" in out and "age" in out
     import json
@@ -406,6 +410,9 @@ def test_cli_features_refusals(cli_files, capsys, tmp_path):
     one_line_error(code, err, "--features", "--skip-malformed")
     code, _, err = run(capsys, "significance", d / "r.csv", "-k", 2, "--features", d / "x.csv")
     one_line_error(code, err, "--features")
+    code, _, err = run(capsys, "select-k", d / "r.csv", "--format", "pairs", "--features",
+                       d / "x.csv")  # fmt: skip
+    one_line_error(code, err, "--features", "pairwise")
 
 
 def test_plackett_luce_observed_information_equals_numerical_hessian():

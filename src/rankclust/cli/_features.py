@@ -18,10 +18,14 @@ __all__ = ["check_features_options", "gate_json", "gate_lines", "load_features"]
 _METHODS = ("mixture", "pl-mixture")
 
 
-def check_features_options(args: argparse.Namespace, method: Any) -> None:
-    """Refuse ``--features`` where it cannot work, before any file is read."""
+def check_features_options(args: argparse.Namespace, method: Any | None) -> None:
+    """Refuse ``--features`` where it cannot work, before any file is read (``method`` None:
+    pairwise comparisons, ``--format pairs``)."""
     if getattr(args, "features", None) is None:
         return
+    if method is None:
+        raise CLIError("--features: respondent covariates are for rankings (--method mixture "
+                       "or pl-mixture), not for pairwise comparisons (--format pairs)")  # fmt: skip
     if method.name not in _METHODS:
         raise CLIError(
             f"--features: only --method mixture or pl-mixture fit respondent covariates "

@@ -21,6 +21,7 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     from rankclust.cli.report import cluster_summary, result_dict
 
     if args.format in PAIR_FORMATS:
+        check_features_options(args, None)
         from rankclust.cli.commands.pairs import cmd_cluster_pairs
 
         return cmd_cluster_pairs(args, console)

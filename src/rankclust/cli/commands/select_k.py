@@ -123,6 +123,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     from rankclust.cli.report import selection_summary
 
     if args.format in PAIR_FORMATS:
+        check_features_options(args, None)
         from rankclust.cli.commands.pairs import cmd_select_k_pairs
 
         return cmd_select_k_pairs(args, console)
