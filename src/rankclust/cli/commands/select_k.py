@@ -11,6 +11,7 @@ from typing import Any
 from rankclust.cli._checks import check_k, check_rank_input
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
+from rankclust.cli._features import check_features_options, gate_json, gate_lines, load_features
 from rankclust.cli._input import PAIR_FORMATS, input_note, load_rankings
 from rankclust.cli._intervals import check_interval_options, report_intervals
 from rankclust.cli._methods import (
@@ -75,6 +76,7 @@ def select_k_table(
     console: Console,
     make: Callable[[int], Any],
     criterion: str = "bic",
+    X: Any = None,
 ) -> tuple[list[dict[str, Any]], dict[int, Any], Any]:
     """Fit one model per K; rows ``{"k", "log_likelihood", "bic", "icl", "aic"}`` (or
     ``{"k", "objective"}`` for a method without criteria), the fitted models, and the
@@ -83,7 +85,8 @@ def select_k_table(
     When the estimator's module provides ``select_k(estimator, R, ks=, criterion=,
     callback=)`` (the mixtures do), it is called **once** over all K, so that each fit
     starts also from the K - 1 fit (warm starts) and the table is the one ``select_k``
-    returns for the same seed; its callback advances the progress bar.
+    returns for the same seed; its callback advances the progress bar. ``X``: respondent
+    covariates (mixtures of experts; only through such a ``select_k``).
     """
     from rankclust.cluster import objective_of
 
@@ -96,7 +99,9 @@ def select_k_table(
             def advance(k: int, est: Any, row: dict) -> None:
                 bar.update(1)
 
-            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance)
+            kw = {} if X is None else {"X": X}
+            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance,
+                           **kw)  # fmt: skip
         for row in res.table:
             rows.append({"k": row["k"], **{c: float(row[c]) for c in _TABLE_COLUMNS}})
         return rows, dict(res.estimators), res
@@ -118,6 +123,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     from rankclust.cli.report import selection_summary
 
     if args.format in PAIR_FORMATS:
+        check_features_options(args, None)
         from rankclust.cli.commands.pairs import cmd_select_k_pairs
 
         return cmd_select_k_pairs(args, console)
@@ -136,15 +142,23 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     check_rank_input(method, R, args.file)
     ks = parse_ks(args.ks, largest=R.n_rankings)
     check_k(ks[-1], R.n_rankings, option="--ks")
+    X, names = (None, None)
+    if args.features is not None:
+        X, names = load_features(args.features, R, args.file)
     console.info(input_note(R, args.file))
     wanted = args.criterion or "bic"
-    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted)
+    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted,
+                                       X=X)  # fmt: skip
     criterion = wanted if wanted in rows[0] else None
     console.print(selection_summary(
         rows, title=f"Model selection: {cls.__name__} ({method.name})",
         choose_by=(criterion,) if criterion else (),
     ))  # fmt: skip
     best_k = _report_best_k(args, cls, R, rows, models, res, criterion, wanted, console)
+    if X is not None and best_k is not None:
+        console.print()
+        for line in gate_lines(models[best_k], names):
+            console.print(line)
     intervals, boot = (None, None)
     if best_k is not None:  # --ci: the intervals of the chosen model
         intervals, boot = report_intervals(args, models[best_k], R, console)
@@ -168,6 +182,8 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
     if lrt_rows is not None:
         extra_json["lrt"] = lrt_rows
+    if X is not None and best_k is not None:
+        extra_json["gate"] = gate_json(models[best_k], names)
     if intervals is not None:
         extra_json["intervals"] = intervals
     _write_outputs(out, models[best_k] if best_k is not None else None, R, extra_json)
@@ -199,6 +215,7 @@ def _check_options(args: argparse.Namespace, method: Any, cls: type) -> None:
             "add --ci B or --lrt B"
         )
     check_interval_options(args, cls)
+    check_features_options(args, method)
 
 
 def _report_best_k(
