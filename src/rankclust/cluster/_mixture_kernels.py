@@ -18,9 +18,9 @@ on compressed data such as the 205 distinct APA ballots).
   (rows with ties, which have no ordering).
 * :func:`responsibilities` -- the E-step's log-sum-exp and softmax in one compiled pass.
 
-The compiled passes share their rows (the counts: their components) out over the threads of
-:mod:`rankclust._row_threads`; no sum is reordered, so the results are the same bits on any
-number of threads.
+The row-wise passes (statistics, log-likelihoods, softmax) share their rows out over the
+threads of :mod:`rankclust._row_threads`; the count matrices, a sum over rows, stay on one
+thread, so no sum is reordered and the results are the same bits on any number of threads.
 * :func:`length_tables` and :func:`solve_thetas` -- ``log psi``, mean and variance of the
   statistic for every length and component, and the weighted dispersion equations of all
   components (a safeguarded Newton iteration); both live in
@@ -39,7 +39,7 @@ import numpy as np
 
 # the dispersion mathematics has one home; re-exported here for the mixture's E/M-steps
 from rankclust._mallows_math import length_tables, solve_thetas
-from rankclust._row_threads import component_groups, run_blocks, split_rows
+from rankclust._row_threads import run_blocks, split_rows
 
 __all__ = [
     "discordance_matrix",
@@ -228,21 +228,12 @@ def order_counts(orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndar
     k_comp = wq.shape[1]
     lengths = _int64(lengths)
     wq = np.ascontiguousarray(wq, dtype=np.float64)
-    # components are shared out over the threads, never rows: every count is summed in the
-    # same row order as on one thread (the same bits on any machine)
-    groups = component_groups(k_comp, orders.shape[0])
-    n_groups = len(groups)
-    befores = [np.zeros((m, m, hi - lo)) for lo, hi in groups]
-    listeds = [np.zeros((m, hi - lo)) for lo, hi in groups]
-
-    def group(lo: int, hi: int) -> None:
-        g = groups.index((lo, hi))
-        wq_g = wq if n_groups == 1 else np.ascontiguousarray(wq[:, lo:hi])
-        _order_counts(orders, lengths, wq_g, befores[g], listeds[g])
-
-    run_blocks(group, groups)
-    before = befores[0] if n_groups == 1 else np.concatenate(befores, axis=2)
-    listed = listeds[0] if n_groups == 1 else np.concatenate(listeds, axis=1)
+    # one thread: the components are the innermost loop of the kernel, so sharing them out
+    # leaves every thread the whole walk over the pairs (measured slower on Meath, K = 4),
+    # and sharing the rows out would reorder the sums
+    before = np.zeros((m, m, k_comp))
+    listed = np.zeros((m, k_comp))
+    _order_counts(orders, lengths, wq, before, listed)
     counts = np.ascontiguousarray(before.transpose(2, 0, 1))
     if top:
         counts = listed.T[:, :, None] - counts.transpose(0, 2, 1)
