@@ -33,9 +33,10 @@ _FIT = {"--n-init", "--set", "--random-state", "--plots", "--json"}
 _RANK_INPUT = {"--format", "--kind", "--items", "--encoding", "--skip-malformed"}
 _CI = {"--ci", "--ci-level", "--n-jobs"}
 ACCEPTS = {
-    "cluster": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--k", "--method"},
+    "cluster": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--k", "--method",
+                                                    "--distance"},
     "select-k": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--ks", "--criterion",
-                                                     "--method", "--lrt"},
+                                                     "--method", "--lrt", "--distance"},
     "labelrank": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
                                   "--cv", "--method"},
     "supervise": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",

@@ -4,7 +4,8 @@
   re-implemented), the swap randomisation test (and :func:`objective_of`, the objective it
   reads) and :func:`make_planted_chains`;
 * Busse, Orbanz & Buhmann (2007), mixtures: :class:`MallowsMixture`,
-  :class:`PlackettLuceMixture`, :func:`select_k`, baselines and generators.
+  :class:`PlackettLuceMixture`, :func:`select_k`, :func:`select_model` (distance and K
+  of a Mallows mixture together), baselines and generators.
 """
 
 from rankclust.cluster._base import objective_of
@@ -39,7 +40,9 @@ from rankclust.cluster.mixture import (
     MallowsMixture,
     PlackettLuceMixture,
     SelectKResult,
+    SelectModelResult,
     select_k,
+    select_model,
 )
 from rankclust.cluster.mixture_generators import (
     centers_at_distances,
@@ -67,6 +70,7 @@ __all__ = [
     "RandomizationTestResult",
     "RestrictedLengthMixture",
     "SelectKResult",
+    "SelectModelResult",
     "SwapSampler",
     "centers_at_distances",
     "chain_centroid",
@@ -84,5 +88,6 @@ __all__ = [
     "planted_partition_pq",
     "randomization_test",
     "select_k",
+    "select_model",
     "swap_samples",
 ]

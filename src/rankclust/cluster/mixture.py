@@ -10,6 +10,8 @@
 * :func:`select_k` -- fit a mixture for several numbers of components and choose one by
   BIC (or ICL/AIC); the fit with K components also starts from the fitted K - 1 mixture
   (each component split, one added), so the likelihood reached is (near-)monotone in K.
+* :func:`select_model` -- :func:`select_k` of a Mallows mixture for several distances
+  (``MallowsMixture(distance=...)``), the distance and K chosen together in one table.
 
 Both estimators share the EM driver of :class:`_RankingMixture`: the E-step is computed in
 log space with ``logsumexp``; identical rankings are merged first (:meth:`Rankings.unique`)
@@ -38,6 +40,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import numbers
 import time
 import warnings
@@ -98,6 +101,7 @@ from rankclust.cluster._seeding import (
 )
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
+from rankclust.models import _mallows_distances as mallows_distances
 from rankclust.models import plackett_luce as pl_model
 from rankclust.models.mallows import THETA_MAX, bucket_size_counts
 from rankclust.models.plackett_luce import (
@@ -116,7 +120,9 @@ __all__ = [
     "MallowsMixture",
     "PlackettLuceMixture",
     "SelectKResult",
+    "SelectModelResult",
     "select_k",
+    "select_model",
     "selection_notes",
 ]
 
@@ -1223,6 +1229,87 @@ def _tied_coefficients(Ru: Rankings) -> np.ndarray:
     return -coef
 
 
+@dataclass
+class _DistanceData:
+    """Distinct complete rankings of a mixture under a distance other than Kendall
+    (private); ``orders`` serve the k-means++ seeding, which uses Kendall's statistic."""
+
+    R: Rankings
+    ranks: np.ndarray  # (u, m) int64 positions, complete
+    w: np.ndarray
+    orders: np.ndarray | None
+    pairs: None = None
+
+
+def _family_distances(family: Any, R: Rankings, centers: np.ndarray) -> np.ndarray:
+    """(u, K) float64 distances of complete rankings to complete centres (positions)."""
+    return np.stack([np.asarray(family.distances(R, c), dtype=np.float64) for c in centers], 1)
+
+
+def _solve_theta(
+    family: Any, mean: float, m: int, start: float, theta_max: float, xtol: float = 1e-12
+) -> float:
+    """The dispersion MLE of a weighted mean distance: the root of ``E_theta d = mean`` on
+    ``[0, theta_max]`` (the score equation of
+    :func:`rankclust.models._mallows_distances.theta_mle`), by safeguarded Newton from the
+    previous dispersion ``start`` (the derivative is ``-Var_theta d``; a step outside the
+    bracket is replaced by bisection). EM's dispersions move little between iterations, so
+    this takes a few evaluations where a bracketing solver from scratch takes 15 or more.
+    0 when ``mean >= E_0 d``, ``theta_max`` when ``mean <= E_{theta_max} d``."""
+    lo, hi = 0.0, theta_max
+    t = min(max(float(start), lo), hi)
+    for _ in range(200):
+        g = float(family.expected_distance(t, m)) - mean  # decreasing in theta
+        if g == 0.0:
+            return t
+        if g > 0:
+            lo = t
+        else:
+            hi = t
+        var = float(family.distance_variance(t, m))
+        new = t + g / var if var > 0 else 0.5 * (lo + hi)
+        if not lo < new < hi:
+            # the root is at a bound when the bound itself is on the wrong side
+            edge = hi if new >= hi else lo
+            if edge in (0.0, theta_max) and edge != t:
+                g_edge = float(family.expected_distance(edge, m)) - mean
+                if (edge == theta_max and g_edge >= 0) or (edge == 0.0 and g_edge <= 0):
+                    return edge
+            new = 0.5 * (lo + hi)
+        if abs(new - t) <= xtol * max(1.0, t) or hi - lo <= xtol * max(1.0, lo):
+            return new
+        t = new
+    return t
+
+
+def _complete_rows_for(R: Rankings, distance: str) -> Rankings:
+    """``R`` as complete rankings for a distance other than Kendall: a top-(m-1) list is
+    completed (its absent item is last); ties and other partial rows are refused, naming the
+    first one."""
+    if R.has_ties.any():
+        row = int(np.flatnonzero(R.has_ties)[0])
+        raise ValueError(
+            f"R: row {row} has tied items; MallowsMixture(distance={distance!r}) fits "
+            "rankings without ties (distance='kendall' fits ties)"
+        )
+    m = R.n_items
+    lengths = R.lengths
+    short = lengths < (m - 1 if R.kind == "top" else m)
+    if short.any():
+        row = int(np.flatnonzero(short)[0])
+        raise ValueError(
+            f"R: row {row} ranks {int(lengths[row])} of {m} items; "
+            f"MallowsMixture(distance={distance!r}) fits complete rankings only "
+            "(distance='kendall' fits top-t and subset rankings)"
+        )
+    fill = lengths == m - 1
+    if not fill.any():
+        return R
+    ranks = np.array(R.ranks, dtype=np.int64)
+    ranks[fill] = np.where(ranks[fill] < 0, m - 1, ranks[fill])
+    return R._replace(ranks=ranks)
+
+
 @_with_restart_doc
 class MallowsMixture(_RankingMixture):
     """Mixture of Kendall-Mallows models for heterogeneous (partial) rankings, fitted by EM.
@@ -1256,6 +1343,20 @@ class MallowsMixture(_RankingMixture):
     ----------
     n_components : int, default=2
         Number of components K.
+    distance : str, default="kendall"
+        The distance of every component, a key of
+        :data:`rankclust.models._mallows_distances.MALLOWS_DISTANCES` (``"kendall"``,
+        ``"spearman"``, ``"footrule"``, ...). ``"kendall"`` is the model described above
+        (top-t, subset and tied rankings). Any other distance fits **complete** rankings
+        without ties (a top-(m-1) list counts as complete; other partial or tied rows are
+        refused naming the first one): component ``k`` has likelihood
+        ``exp(-theta_k d(pi, sigma_k)) / psi_d(theta_k)`` with the family's exact
+        normaliser; the M-step takes the family's weighted centre estimator with weights
+        ``w_i q_ik`` (accepted only if it lowers ``sum_i w_i q_ik d(pi_i, sigma)``, so EM
+        stays monotone) and the family's dispersion MLE of the weighted mean distance
+        (``center_method`` applies to Kendall only). Seeding uses Kendall's statistic for
+        every distance. In memory only (``backend="numpy"``). See "Other distances" in
+        ``docs/mixtures.md``.
     center_method : {"auto", "exact", "local", "adjacent"}, default="auto"
         Centre step of the M-step, on the responsibility-weighted pairwise count matrix
         ``C_k`` (the centre minimises the Kemeny cost ``sum_i q_ik s(pi_i, sigma)``):
@@ -1407,12 +1508,14 @@ class MallowsMixture(_RankingMixture):
         "theta_init": [Interval(numbers.Real, 0, None, closed="neither")],
         "theta_max": [Interval(numbers.Real, 0, None, closed="neither")],
         "center_dof": [Interval(numbers.Real, 0, None)],
+        "distance": [StrOptions(set(mallows_distances.MALLOWS_DISTANCES))],
     }
 
     def __init__(
         self,
         n_components: int = 2,
         *,
+        distance: str = "kendall",
         center_method: str = "auto",
         init: str = KMEANSPP,
         n_init: int | str = "auto",
@@ -1429,6 +1532,7 @@ class MallowsMixture(_RankingMixture):
         random_state: Any = None,
     ) -> None:
         self.n_components = n_components
+        self.distance = distance
         self.center_method = center_method
         self.init = init
         self.n_init = n_init
@@ -1444,8 +1548,75 @@ class MallowsMixture(_RankingMixture):
         self.backend = backend
         self.random_state = random_state
 
+    # ---------------------------------------------------------------- other distances
+    def _check_input(self, R: Any, *, reset: bool) -> Rankings:
+        R = super()._check_input(R, reset=reset)
+        if self.distance == "kendall":
+            return R
+        return _complete_rows_for(R, self.distance)
+
+    def _dask_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Any, Any]:
+        if self.distance != "kendall":
+            raise ValueError(
+                f"MallowsMixture(distance={self.distance!r}) fits in memory only "
+                '(backend="numpy", an in-memory Rankings); the Dask back-end fits Kendall'
+            )
+        return super()._dask_blocks(R, sample_weight)
+
+    def _distance_loglik(self, data: _DistanceData, params: dict) -> tuple[np.ndarray, Any]:
+        """(u, K) log-likelihoods ``-theta_k d(pi_i, sigma_k) - log psi(theta_k)`` of
+        complete rankings, and the (u, K) distances (kept for the M-step)."""
+        family = mallows_distances.MALLOWS_DISTANCES[self.distance]
+        m = data.ranks.shape[1]
+        dists = _family_distances(family, data.R, params["centers"])
+        log_psi = np.array([float(family.log_normalizer(t, m)) for t in params["thetas"]])
+        return -params["thetas"][None, :] * dists - log_psi[None, :], dists
+
+    def _distance_m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        """M-step for a distance other than Kendall (in memory: one block).
+
+        Per component, with row weights ``w_i q_ik``: the family's centre estimator (exact
+        for Spearman and footrule; search for the others), accepted only if it lowers the
+        weighted distance sum (a generalised-EM step), then theta the MLE of the weighted
+        mean distance to the centre.
+        """
+        family = mallows_distances.MALLOWS_DISTANCES[self.distance]
+        data, state = blocks.parts[0], states[0]
+        m = blocks.n_items
+        old = params["centers"]
+        # the E-step's distances are those of the current centres unless a component was
+        # re-seeded since
+        dists = state.cache
+        if reseeded or dists is None:
+            dists = _family_distances(family, data.R, old)
+        centers = old.copy()
+        thetas = np.empty(len(old))
+        changed = False
+        for k in range(len(old)):
+            wk = data.w * state.resp[:, k]
+            d = dists[:, k]
+            new = np.asarray(family.estimate_center(data.ranks, wk), dtype=np.int64)
+            if not np.array_equal(new, old[k]):
+                d_new = _family_distances(family, data.R, new[None, :])[:, 0]
+                cost_old, cost_new = wk @ d, wk @ d_new
+                if cost_new < cost_old - 1e-12 * max(1.0, abs(cost_old)):
+                    centers[k], d, changed = new, d_new, True
+            total = wk.sum()
+            mean = float(wk @ d / total) if total > 0 else 0.0
+            thetas[k] = _solve_theta(family, mean, m, params["thetas"][k], float(self.theta_max))
+        return {"centers": centers, "thetas": thetas}, changed
+
     # ---------------------------------------------------------------- model pieces
     def _prepare(self, Ru: Rankings) -> _MallowsData:
+        if self.distance != "kendall":
+            return _DistanceData(
+                R=Ru,
+                ranks=np.asarray(Ru.ranks, dtype=np.int64),
+                w=Ru.weights,
+                orders=row_orders(Ru.ranks, Ru.lengths),
+            )
         u, m = Ru.shape
         orders = row_orders(Ru.ranks, Ru.lengths)
         pairs = None
@@ -1493,7 +1664,9 @@ class MallowsMixture(_RankingMixture):
             return data.pairs @ discordance_matrix(centers)
         return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
 
-    def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, None]:
+    def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, Any]:
+        if self.distance != "kendall":
+            return self._distance_loglik(data, params)
         stats = self._statistics(data, params["centers"])
         m = data.ranks.shape[1]
         if data.tie_coef is not None:  # ties: -theta s + sum_b a_b log psi_b
@@ -1541,6 +1714,8 @@ class MallowsMixture(_RankingMixture):
     def _m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
     ) -> tuple[dict, bool]:
+        if self.distance != "kendall":
+            return self._distance_m_step(blocks, states, params, reseeded)
         m = blocks.n_items
         if blocks.ties:
             counts, length_counts, scale = blocks.ex.sum(self._tied_m_stats, blocks.parts, states)
@@ -2168,4 +2343,166 @@ def select_k(
         best_k_by=best_k_by,
         at_edge=at_edge,
         notes=notes,
+    )
+
+
+@dataclass
+class SelectModelResult:
+    """Result of :func:`select_model`: every (distance, K) fit in one table.
+
+    Attributes
+    ----------
+    distances : list of str
+        Distances tried, in the order given.
+    ks : list of int
+        Numbers of components tried.
+    table : list of dict
+        One row per (distance, K): ``distance`` and the columns of
+        :attr:`SelectKResult.table` (``k``, ``log_likelihood``, ``n_parameters``, ``bic``,
+        ``aic``, ``icl``, ``n_iter``, ``converged``, ``n_init_agreeing``, ``seconds``).
+    criterion : str
+        The criterion minimised over all rows.
+    best_distance : str
+    best_k : int
+    best_estimator : MallowsMixture
+        The fitted mixture of the chosen row.
+    by_distance : dict of str to SelectKResult
+        The :func:`select_k` result of each distance (its own choice of K, notes, models).
+    notes : list of str
+        The notes of the chosen distance's selection (edge of the range, BIC vs ICL).
+    """
+
+    distances: list
+    ks: list
+    table: list
+    criterion: str
+    best_distance: str
+    best_k: int
+    best_estimator: Any
+    by_distance: dict
+    notes: list = field(default_factory=list)
+
+    def to_markdown(self) -> str:
+        """The criterion per distance (rows) and K (columns), the chosen cell starred, then
+        a line per distance with its fits' total seconds, then the notes."""
+        lines = [
+            f"| {self.criterion.upper()} | " + " | ".join(f"K={k}" for k in self.ks) + " |",
+            "|---" * (len(self.ks) + 1) + "|",
+        ]
+        cells = {(row["distance"], row["k"]): row for row in self.table}
+        for d in self.distances:
+            out = []
+            for k in self.ks:
+                mark = " *" if (d, k) == (self.best_distance, self.best_k) else ""
+                out.append(f"{cells[d, k][self.criterion]:.2f}{mark}")
+            lines.append(f"| {d} | " + " | ".join(out) + " |")
+        lines.append("")
+        lines.append(
+            f"Chosen by {self.criterion.upper()}: distance={self.best_distance}, K={self.best_k}."
+        )
+        lines += self.notes
+        return "\n".join(lines)
+
+
+def select_model(
+    estimator: MallowsMixture,
+    R: Any,
+    ks: Any = range(1, 9),
+    *,
+    distances: Any = None,
+    criterion: str = "bic",
+    sample_weight: Any = None,
+    warm_start: bool = True,
+    callback: Any = None,
+) -> SelectModelResult:
+    """Choose the distance and the number of components of a Mallows mixture together.
+
+    Runs :func:`select_k` once per distance (``estimator`` cloned with ``distance=d``) and
+    chooses the (distance, K) of smallest criterion over all fits. The likelihoods of the
+    distances are comparable: each component is a proper distribution over the same
+    rankings (the complete rankings of the data; every non-Kendall distance fits complete
+    rankings only), and every distance has the same parameters (a centre, a dispersion and
+    a weight per component), so BIC compares them at equal penalty.
+
+    Parameters
+    ----------
+    estimator : MallowsMixture
+        Template; its ``distance`` is replaced by each of ``distances``, ``n_components``
+        by each K.
+    R : Rankings or array-like
+    ks : iterable of int, default=range(1, 9)
+    distances : sequence of str, optional
+        Keys of :data:`rankclust.models._mallows_distances.MALLOWS_DISTANCES`; default every
+        registered distance.
+    criterion : {"bic", "icl", "aic"}, default="bic"
+    sample_weight : array-like of float, shape (n,), optional
+    warm_start : bool, default=True
+        Passed to :func:`select_k` (within each distance, K grows from the K - 1 fit).
+    callback : callable, optional
+        ``callback(distance, k, estimator, row)`` after each fit.
+
+    Returns
+    -------
+    SelectModelResult
+
+    Notes
+    -----
+    Ties in the criterion go to the earlier distance of ``distances``, then to the smaller K.
+
+    Complexity: the sum of :func:`select_k` over the distances.
+
+    Examples
+    --------
+    >>> from rankclust.cluster.mixture import MallowsMixture, select_model
+    >>> from rankclust.models import Mallows
+    >>> R = Mallows.from_params(center=[0, 1, 2, 3, 4], theta=0.5).sample(300, random_state=0)
+    >>> res = select_model(MallowsMixture(n_init=2, random_state=0), R, ks=[1, 2],
+    ...                    distances=["kendall", "spearman"])
+    >>> len(res.table), res.best_distance in ("kendall", "spearman")
+    (4, True)
+    """
+    if not isinstance(estimator, MallowsMixture):
+        raise TypeError(f"estimator must be a MallowsMixture, got {type(estimator).__name__}")
+    if criterion not in ("bic", "icl", "aic"):
+        raise ValueError(f"criterion must be 'bic', 'icl' or 'aic', got {criterion!r}")
+    registry = mallows_distances.MALLOWS_DISTANCES
+    if distances is None:
+        names = list(registry)
+    else:
+        names = [distances] if isinstance(distances, str) else list(distances)
+    if not names:
+        raise ValueError("distances must name at least one distance")
+    for d in names:
+        if d not in registry:
+            raise ValueError(f"unknown distance {d!r}; choose from {', '.join(registry)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"distances has a repeated name: {names}")
+    by_distance = {}
+    table = []
+    for d in names:
+        each = None if callback is None else functools.partial(callback, d)
+        res = select_k(
+            clone(estimator).set_params(distance=d),
+            R,
+            ks,
+            criterion=criterion,
+            sample_weight=sample_weight,
+            warm_start=warm_start,
+            callback=each,
+        )
+        by_distance[d] = res
+        table += [{"distance": d, **row} for row in res.table]
+    rank = {d: i for i, d in enumerate(names)}
+    best = min(table, key=lambda row: (row[criterion], rank[row["distance"]], row["k"]))
+    chosen = by_distance[best["distance"]]
+    return SelectModelResult(
+        distances=names,
+        ks=chosen.ks,
+        table=table,
+        criterion=criterion,
+        best_distance=best["distance"],
+        best_k=best["k"],
+        best_estimator=chosen.estimators[best["k"]],
+        by_distance=by_distance,
+        notes=list(chosen.notes) if chosen.best_k == best["k"] else [],
     )
