@@ -29,16 +29,19 @@ from rankclust.distances import (
     pairwise_distances,
     spearman_distance,
     spearman_distances,
+    ulam_distance,
+    ulam_distances,
 )
 from tests.conftest import random_rankings
 
-METRICS = ["kendall", "spearman", "footrule", "cayley", "hamming"]
+METRICS = ["kendall", "spearman", "footrule", "cayley", "hamming", "ulam"]
 SCALAR = {
     "kendall": kendall_distance,
     "spearman": spearman_distance,
     "footrule": footrule_distance,
     "cayley": cayley_distance,
     "hamming": hamming_distance,
+    "ulam": ulam_distance,
 }
 
 
@@ -175,6 +178,53 @@ def test_cayley_equals_fewest_transpositions_by_bfs(m):
         assert cayley_distance(np.arange(m), P[j]) == table[tuple(P[j])]
 
 
+def brute_force_lis(seq) -> int:
+    """Longest increasing subsequence by trying every subset, largest first."""
+    for size in range(len(seq), 0, -1):
+        for idx in itertools.combinations(range(len(seq)), size):
+            if all(seq[x] < seq[y] for x, y in itertools.pairwise(idx)):
+                return size
+    return 0
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 6])
+def test_ulam_equals_m_minus_brute_force_lis_over_all_permutations(m):
+    P = all_perms(m)
+    D = pairwise_distances(as_rankings(P), metric="ulam")
+    rng = np.random.default_rng(m)
+    pairs = (
+        itertools.product(range(len(P)), repeat=2) if m <= 4 else rng.integers(0, len(P), (300, 2))
+    )
+    for i, j in pairs:
+        # items listed best first under P[j], read at their positions under P[i]
+        seq = P[i][np.argsort(P[j])]
+        assert D[i, j] == m - brute_force_lis(seq.tolist())
+        assert ulam_distance(P[i], P[j]) == D[i, j]
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5])
+def test_ulam_equals_fewest_moves_by_bfs(m):
+    """A move takes one item out of a ranking and puts it back at another place."""
+    P = all_perms(m)
+    D = pairwise_distances(as_rankings(P), metric="ulam")
+    start = tuple(range(m))  # an ordering (item at each place); identity = P[0]
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        order = queue.popleft()
+        for p, q in itertools.permutations(range(m), 2):
+            rest = list(order)
+            item = rest.pop(p)
+            rest.insert(q, item)
+            nxt = tuple(rest)
+            if nxt not in dist:
+                dist[nxt] = dist[order] + 1
+                queue.append(nxt)
+    for j in range(len(P)):
+        order = tuple(np.argsort(P[j]).tolist())
+        assert D[0, j] == dist[order]
+
+
 @pytest.mark.parametrize("metric", ["spearman", "footrule", "hamming"])
 @pytest.mark.parametrize("m", [1, 3, 5])
 def test_elementwise_metrics_match_formulas_over_all_permutations(metric, m):
@@ -205,7 +255,7 @@ def test_maximum_attained_by_reversal_or_cycle(m):
     a = np.arange(m)
     rev = a[::-1].copy()
     shift = np.roll(a, 1)
-    for metric in ["kendall", "spearman", "footrule"]:
+    for metric in ["kendall", "spearman", "footrule", "ulam"]:
         assert SCALAR[metric](a, rev) == max_distance(metric, m)
         assert SCALAR[metric](a, rev, normalize=True) == 1.0
     for metric in ["cayley", "hamming"]:
@@ -220,6 +270,7 @@ def test_max_distance_values_and_errors():
     assert max_distance("footrule", 5) == 12
     assert max_distance("cayley", 5) == 4
     assert max_distance("hamming", 5) == 5
+    assert max_distance("ulam", 5) == 4
     with pytest.raises(ValueError, match="parameter 'metric' must be a str among"):
         max_distance("euclid", 3)
     with pytest.raises(ValueError, match="n_items"):
@@ -423,7 +474,7 @@ def test_complete_fast_path_matches_reference(rng, m):
     np.testing.assert_array_equal(pairwise_distances(Rt, R2), disc)
 
 
-@pytest.mark.parametrize("metric", ["spearman", "footrule", "cayley", "hamming"])
+@pytest.mark.parametrize("metric", ["spearman", "footrule", "cayley", "hamming", "ulam"])
 def test_complete_metrics_one_to_many_paired_all_pairs_agree(rng, metric):
     R = random_rankings(rng, 20, 7)
     R2 = random_rankings(rng, 6, 7)
@@ -507,6 +558,7 @@ def test_registry():
     assert DISTANCES["kendall"] is kendall_distances
     assert DISTANCES["cayley"] is cayley_distances
     assert DISTANCES["hamming"] is hamming_distances
+    assert DISTANCES["ulam"] is ulam_distances
 
 
 # --------------------------------------------------------------------------------------------
@@ -562,7 +614,7 @@ def test_property_partial_kendall_is_kendall_on_common_items(data):
 # --------------------------------------------------------------------------------------------
 # errors
 # --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("metric", ["spearman", "footrule", "cayley", "hamming"])
+@pytest.mark.parametrize("metric", ["spearman", "footrule", "cayley", "hamming", "ulam"])
 def test_complete_only_metrics_reject_partial_and_tied_rows(metric):
     R = Rankings([[0, 1, 2], [0, 1, -1], [0, 0, 1]])
     with pytest.raises(ValueError, match=rf"R: row 1 is not a complete ranking.*{metric}"):

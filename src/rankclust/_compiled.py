@@ -11,6 +11,8 @@ against) and compiled below it (``name``):
   partial ranking closest to a centre in Kendall's distance
   (:func:`rankclust.models.mallows.most_probable_extension`, IBLR's approximate EM, the
   supervised rank-clustering tree);
+* :func:`cayley_pair` and :func:`ulam_pair` -- Cayley's and Ulam's distance of two
+  permutations (:mod:`rankclust.distances`, the Cayley and Ulam Mallows models);
 * :func:`tree_apply` -- the root-to-leaf walk of a binary tree stored as arrays
   (:class:`rankclust.label_ranking.LabelRankingTree` and the supervised K-tree).
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["closest_extension", "kendall_pair", "tree_apply"]
+__all__ = ["cayley_pair", "closest_extension", "kendall_pair", "tree_apply", "ulam_pair"]
 
 
 def _kendall_pair(a, b):  # pragma: no cover - compiled below
@@ -130,3 +132,48 @@ def _tree_apply(X, feature, threshold, left, right, out):  # pragma: no cover - 
 
 
 tree_apply = numba.njit(_tree_apply, cache=True, nogil=True)
+
+
+def _cayley_pair(a, order_b, seen):  # pragma: no cover - compiled below
+    """Cayley distance ``m - #cycles`` of ``j -> order_b[a[j]]`` (a conjugate of a o b^-1)."""
+    m = a.shape[0]
+    for j in range(m):
+        seen[j] = False
+    cycles = 0
+    for j in range(m):
+        if seen[j]:
+            continue
+        cycles += 1
+        x = j
+        while not seen[x]:
+            seen[x] = True
+            x = order_b[a[x]]
+    return m - cycles
+
+
+cayley_pair = numba.njit(_cayley_pair, cache=True, nogil=True)
+
+
+def _ulam_pair(a, order_b, tails):  # pragma: no cover - compiled below
+    """Ulam distance ``m - LIS`` of the sequence ``a[order_b[0]], ..., a[order_b[m-1]]``: the
+    positions under ``a`` of the items listed best first under ``b``. Patience sorting with
+    binary search, O(m log m); ``tails`` is a buffer of length m (overwritten)."""
+    m = a.shape[0]
+    n_tails = 0
+    for k in range(m):
+        x = a[order_b[k]]
+        lo = 0
+        hi = n_tails
+        while lo < hi:  # first tail >= x
+            mid = (lo + hi) // 2
+            if tails[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        tails[lo] = x
+        if lo == n_tails:
+            n_tails += 1
+    return m - n_tails
+
+
+ulam_pair = numba.njit(_ulam_pair, cache=True, nogil=True)

@@ -32,12 +32,15 @@ comparable pairs is ``m (m - 1) / 2``, the maximum of the distance.
 Spearman's rho (``sum_j (a_j - b_j)^2``; the square root, the Euclidean form, with
 ``squared=False``), Spearman's footrule (``sum_j |a_j - b_j|``), Cayley's distance (``m`` minus
 the number of cycles of ``a o b^{-1}``, the fewest transpositions turning one into the other)
-and Hamming's distance (number of items at different positions) are defined here for complete
-rankings without ties only; partial or tied input gives a ``ValueError`` naming the first
+Hamming's distance (number of items at different positions) and Ulam's distance (``m`` minus
+the length of the longest increasing subsequence of one ranking read in the order of the other:
+the fewest moves of one item to another place) are defined here for complete rankings without
+ties only; partial or tied input gives a ``ValueError`` naming the first
 offending row. A ``kind="top"`` ranking missing exactly one item is complete (the absent item
 is last). Normalised variants divide by the maximum over pairs of permutations of ``m`` items
 (:func:`max_distance`): Kendall ``m(m-1)/2``, Spearman ``(m^3-m)/3``, footrule
-``floor(m^2/2)``, Cayley ``m-1``, Hamming ``m`` (0 for ``m <= 1``, where every distance is 0).
+``floor(m^2/2)``, Cayley ``m-1``, Hamming ``m``, Ulam ``m-1`` (0 for ``m <= 1``, where every
+distance is 0).
 
 Return types: raw distances are integers (``int`` from the scalar functions, ``int64`` arrays
 otherwise), normalised ones floats (``float64`` arrays); ``spearman_distance(...,
@@ -57,6 +60,8 @@ References
 .. [3] Grbovic, M., Djuric, N., Guo, S. & Vucetic, S. (2013). Supervised clustering of label
        ranking data using label preference information. *Machine Learning* 93, 191-225,
        eq. (1).
+.. [4] Ulam, S. M. (1972). Some ideas and prospects in biomathematics. *Annual Review of
+       Biophysics and Bioengineering* 1, 277-292.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.spatial.distance import cdist
 
-from rankclust._compiled import kendall_pair
+from rankclust._compiled import cayley_pair, kendall_pair, ulam_pair
 from rankclust._param_validation import StrOptions, validate_arguments, validate_params
 from rankclust.rankings import KINDS, Rankings, check_rankings
 
@@ -90,6 +95,8 @@ __all__ = [
     "pairwise_distances",
     "spearman_distance",
     "spearman_distances",
+    "ulam_distance",
+    "ulam_distances",
 ]
 
 # All-pairs Kendall: below this many items two BLAS products of m^2-long indicator rows are
@@ -183,26 +190,6 @@ def _kendall_paired_complete(order_A, B, disc):  # pragma: no cover - compiled b
         disc[i] = _nb_kendall_pair_complete(order_A[i], B[0 if one else i], tree)
 
 
-def _cayley_pair(a, order_b, seen):  # pragma: no cover - compiled below
-    """Cayley distance ``m - #cycles`` of ``j -> order_b[a[j]]`` (a conjugate of a o b^-1)."""
-    m = a.shape[0]
-    for j in range(m):
-        seen[j] = False
-    cycles = 0
-    for j in range(m):
-        if seen[j]:
-            continue
-        cycles += 1
-        x = j
-        while not seen[x]:
-            seen[x] = True
-            x = order_b[a[x]]
-    return m - cycles
-
-
-_nb_cayley_pair = numba.njit(_cayley_pair, cache=True, nogil=True)
-
-
 def _cayley_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cover
     n, m = A.shape
     n2 = order_B.shape[0]
@@ -210,7 +197,7 @@ def _cayley_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cov
     for i in range(n):
         start = row_offset + i + 1 if symmetric else 0
         for k in range(start, n2):
-            out[i, k] = _nb_cayley_pair(A[i], order_B[k], seen)
+            out[i, k] = cayley_pair(A[i], order_B[k], seen)
 
 
 def _cayley_paired(A, order_B, out):  # pragma: no cover - compiled below
@@ -218,7 +205,25 @@ def _cayley_paired(A, order_B, out):  # pragma: no cover - compiled below
     one = order_B.shape[0] == 1
     seen = np.zeros(m, dtype=np.bool_)
     for i in range(n):
-        out[i] = _nb_cayley_pair(A[i], order_B[0 if one else i], seen)
+        out[i] = cayley_pair(A[i], order_B[0 if one else i], seen)
+
+
+def _ulam_all_pairs(A, order_B, out, row_offset, symmetric):  # pragma: no cover
+    n, m = A.shape
+    n2 = order_B.shape[0]
+    tails = np.zeros(m, dtype=np.int64)
+    for i in range(n):
+        start = row_offset + i + 1 if symmetric else 0
+        for k in range(start, n2):
+            out[i, k] = ulam_pair(A[i], order_B[k], tails)
+
+
+def _ulam_paired(A, order_B, out):  # pragma: no cover - compiled below
+    n, m = A.shape
+    one = order_B.shape[0] == 1
+    tails = np.zeros(m, dtype=np.int64)
+    for i in range(n):
+        out[i] = ulam_pair(A[i], order_B[0 if one else i], tails)
 
 
 _nb_kendall_all_pairs = numba.njit(_kendall_all_pairs, cache=True, nogil=True)
@@ -227,6 +232,8 @@ _nb_kendall_paired = numba.njit(_kendall_paired, cache=True, nogil=True)
 _nb_kendall_paired_complete = numba.njit(_kendall_paired_complete, cache=True, nogil=True)
 _nb_cayley_all_pairs = numba.njit(_cayley_all_pairs, cache=True, nogil=True)
 _nb_cayley_paired = numba.njit(_cayley_paired, cache=True, nogil=True)
+_nb_ulam_all_pairs = numba.njit(_ulam_all_pairs, cache=True, nogil=True)
+_nb_ulam_paired = numba.njit(_ulam_paired, cache=True, nogil=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,7 +276,7 @@ def max_distance(metric: str, n_items: int) -> int:
 
     Parameters
     ----------
-    metric : {"kendall", "spearman", "footrule", "cayley", "hamming"}
+    metric : {"kendall", "spearman", "footrule", "cayley", "hamming", "ulam"}
     n_items : int
         Number of items ``m >= 0``.
 
@@ -277,7 +284,7 @@ def max_distance(metric: str, n_items: int) -> int:
     -------
     int
         Kendall ``m(m-1)/2``, Spearman (squared) ``(m^3-m)/3``, footrule ``floor(m^2/2)``,
-        Cayley ``m-1``, Hamming ``m``; 0 when ``m <= 1``.
+        Cayley ``m-1``, Hamming ``m``, Ulam ``m-1``; 0 when ``m <= 1``.
 
     Examples
     --------
@@ -296,6 +303,7 @@ def max_distance(metric: str, n_items: int) -> int:
         "footrule": m * m // 2,
         "cayley": m - 1,
         "hamming": m,
+        "ulam": m - 1,
     }[metric]
 
 
@@ -505,10 +513,11 @@ def _paired_raw(metric: str, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return np.abs(A - B).sum(axis=1)
     if metric == "hamming":
         return (A != B).sum(axis=1).astype(np.int64)
-    # cayley
+    # cayley, ulam
     out = np.zeros(A.shape[0], dtype=np.int64)
     order_B = np.ascontiguousarray(np.argsort(B, axis=1))
-    _nb_cayley_paired(np.ascontiguousarray(A), order_B, out)
+    kernel = _nb_cayley_paired if metric == "cayley" else _nb_ulam_paired
+    kernel(np.ascontiguousarray(A), order_B, out)
     return out
 
 
@@ -654,6 +663,42 @@ def hamming_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "su
     normalize = bool(normalize)
     A, B = _complete_pair(a, b, "hamming", kind)
     val = _finish(_paired_raw("hamming", A, B), "hamming", A.shape[1], normalize)[0]
+    return float(val) if normalize else int(val)
+
+
+@validate_arguments(_VECTOR_ARGS)
+def ulam_distance(a: Any, b: Any, normalize: bool = False, *, kind: str = "subset") -> Any:
+    """Ulam's distance: the fewest moves (take one item out, put it elsewhere) from ``a`` to ``b``.
+
+    Equal to ``m`` minus the length of the longest increasing subsequence of ``a`` read in the
+    order of ``b`` (the largest set of items whose relative order both rankings share).
+
+    Parameters
+    ----------
+    a, b : array-like of int, shape (m,)
+        Permutations of ``0..m-1``.
+    normalize : bool, default=False
+        Divide by the maximum ``m - 1`` (attained by reversal; 0 when ``m <= 1``).
+    kind : {"subset", "top"}, default="subset"
+
+    Returns
+    -------
+    int or float
+
+    Notes
+    -----
+    Complexity: O(m log m) time (patience sorting), O(m) memory.
+
+    Examples
+    --------
+    >>> ulam_distance([0, 1, 2, 3], [1, 2, 3, 0])   # move item 0 from first to last
+    1
+    >>> ulam_distance([0, 1, 2, 3], [3, 2, 1, 0])
+    3
+    """
+    normalize = bool(normalize)
+    A, B = _complete_pair(a, b, "ulam", kind)
+    val = _finish(_paired_raw("ulam", A, B), "ulam", A.shape[1], normalize)[0]
     return float(val) if normalize else int(val)
 
 
@@ -808,6 +853,44 @@ def hamming_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarra
     return _one_to_many("hamming", R, center, normalize)
 
 
+@validate_arguments(_ONE_TO_MANY_ARGS)
+def ulam_distances(R: Any, center: Any, normalize: bool = False) -> np.ndarray:
+    """Ulam's distance (fewest item moves) of every ranking of ``R`` to a centre.
+
+    Parameters
+    ----------
+    R : Rankings or array-like of 1-based ranks, shape (n, m)
+        Complete rankings without ties (a ``kind="top"`` row may miss one item).
+    center : array-like of int, shape (m,)
+        A permutation of ``0..m-1`` (0-based positions).
+    normalize : bool, default=False
+        Divide by the maximum ``m - 1`` (0 when ``m <= 1``).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        int64, or float64 in ``[0, 1]`` when normalised.
+
+    Raises
+    ------
+    ValueError
+        Naming the first row of ``R`` (or the centre) that is partial or has ties.
+
+    Notes
+    -----
+    ``m`` minus the longest increasing subsequence of each row read in the centre's order, by
+    patience sorting in a numba kernel.
+
+    Complexity: O(n m log m) time, O(n m) memory.
+
+    Examples
+    --------
+    >>> ulam_distances([[1, 2, 3], [3, 2, 1], [2, 3, 1]], [0, 1, 2])
+    array([0, 2, 1])
+    """
+    return _one_to_many("ulam", R, center, normalize)
+
+
 #: Metric name -> one-to-many function ``f(R, center, normalize=False) -> (n,)``.
 DISTANCES: dict[str, Callable[..., np.ndarray]] = {
     "kendall": kendall_distances,
@@ -815,6 +898,7 @@ DISTANCES: dict[str, Callable[..., np.ndarray]] = {
     "footrule": footrule_distances,
     "cayley": cayley_distances,
     "hamming": hamming_distances,
+    "ulam": ulam_distances,
 }
 _METRIC_ARGS = {"metric": [StrOptions(DISTANCES)]}
 _TABLE_ARGS = {**_METRIC_ARGS, "normalize": ["boolean"]}
@@ -847,7 +931,7 @@ def paired_distances(
     Notes
     -----
     Complexity: Kendall O(n m^2) time (O(n m log m) on complete data with m >= 24);
-    the others O(n m) (Cayley O(n m log m)); O(n m) memory.
+    the others O(n m) (Cayley and Ulam O(n m log m)); O(n m) memory.
 
     Examples
     --------
@@ -966,7 +1050,7 @@ def pairwise_distances(
         Kendall: divide each count by the pair's comparable pairs (0 when none); others:
         by :func:`max_distance`.
     n_jobs : int, optional
-        Threads for the numba kernels (Kendall with m >= 24, Cayley); joblib convention,
+        Threads for the numba kernels (Kendall with m >= 24, Cayley, Ulam); joblib convention,
         None = 1, -1 = all cores.
 
     Returns
@@ -979,13 +1063,14 @@ def pairwise_distances(
     Kendall, for m < 24 items, is two BLAS matrix products of the rows' "u above v"
     indicator vectors (length m^2); for m >= 24 a numba kernel over pairs of rows counts in
     O(m^2) per pair, or in O(m log m) (inversions counted with a Fenwick tree) when every
-    row of both sets is a permutation. Cayley counts cycles in O(m) per pair (numba);
+    row of both sets is a permutation. Cayley counts cycles in O(m) per pair and Ulam finds a
+    longest increasing subsequence in O(m log m) per pair (numba);
     Spearman, footrule and Hamming use :func:`scipy.spatial.distance.cdist`. ``n_jobs``
     threads the numba kernels; the BLAS products use the BLAS library's own threads.
 
     Complexity: O(n n2 m^2) time for Kendall on partial data, O(n n2 m log m) on complete
-    data with m >= 24, O(n n2 m) for the others; O(n n2 + (n + n2) m^2) memory for Kendall
-    with m < 24, O(n n2 + (n + n2) m) otherwise.
+    data with m >= 24 and for Ulam, O(n n2 m) for the others; O(n n2 + (n + n2) m^2) memory
+    for Kendall with m < 24, O(n n2 + (n + n2) m) otherwise.
 
     Examples
     --------
@@ -1012,13 +1097,14 @@ def pairwise_distances(
     _require_complete(A, "R", metric)
     if not symmetric:
         _require_complete(B, "R2", metric)
-    if metric == "cayley":
+    if metric in ("cayley", "ulam"):  # both symmetric in their two arguments
         raw = np.zeros((n, n2), dtype=np.int64)
         Ac = np.ascontiguousarray(A)
         order_B = np.ascontiguousarray(np.argsort(B, axis=1))
+        kernel = _nb_cayley_all_pairs if metric == "cayley" else _nb_ulam_all_pairs
 
         def block(lo: int, hi: int) -> None:
-            _nb_cayley_all_pairs(Ac[lo:hi], order_B, raw[lo:hi], lo, symmetric)
+            kernel(Ac[lo:hi], order_B, raw[lo:hi], lo, symmetric)
 
         _run_blocks(block, n, n_jobs)
         if symmetric:
