@@ -40,9 +40,9 @@ def two_components(distance: str, n: int = 400, m: int = 6, seed: int = 0):
     family = MALLOWS_DISTANCES[distance]
     rng = check_random_state(seed)
     centers = np.array([np.arange(m), np.arange(m)[::-1]])
-    # a dispersion with a similar mean distance for every family: E d = 1/4 of uniform
+    # a dispersion with a similar mean distance for every family: E d = 1/6 of uniform
     e0 = family.expected_distance(0.0, m)
-    th = MX.mallows_distances.theta_mle(family, 0.25 * e0, m)
+    th = MX.mallows_distances.theta_mle(family, e0 / 6, m)
     y = (np.arange(n) % 2).astype(np.int64)
     ranks = np.empty((n, m), dtype=np.int64)
     for k in (0, 1):

@@ -33,8 +33,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from rankclust import distances as _dist
+from rankclust.models import _mallows_cayley as cayley
 from rankclust.models import _mallows_footrule as footrule
+from rankclust.models import _mallows_hamming as hamming
 from rankclust.models import _mallows_spearman as spearman
+from rankclust.models import _mallows_ulam as ulam
 from rankclust.models import mallows as kendall
 from rankclust.rankings import Rankings
 
@@ -120,6 +123,9 @@ MALLOWS_DISTANCES: dict[str, MallowsDistance] = {
     "kendall": _KENDALL,
     "spearman": _family("spearman", spearman),
     "footrule": _family("footrule", footrule),
+    "cayley": _family("cayley", cayley),
+    "hamming": _family("hamming", hamming),
+    "ulam": _family("ulam", ulam),
 }
 
 
