@@ -41,6 +41,7 @@ References
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 import time
 import warnings
@@ -1246,6 +1247,25 @@ def _family_distances(family: Any, R: Rankings, centers: np.ndarray) -> np.ndarr
     return np.stack([np.asarray(family.distances(R, c), dtype=np.float64) for c in centers], 1)
 
 
+@functools.cache
+def _takes_init(fn: Any) -> bool:
+    """Whether a family's centre estimator takes a warm start ``init=``."""
+    try:
+        return "init" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _family_center(family: Any, ranks: np.ndarray, w: np.ndarray, previous: np.ndarray) -> Any:
+    """The family's weighted centre; its local search (where it has one) starts from the
+    previous centre (``init=``), as a generalised-EM step should."""
+    if _takes_init(family.estimate_center):
+        out = family.estimate_center(ranks, w, init=previous)
+    else:
+        out = family.estimate_center(ranks, w)
+    return np.asarray(out, dtype=np.int64)
+
+
 def _solve_theta(
     family: Any, mean: float, m: int, start: float, theta_max: float, xtol: float = 1e-12
 ) -> float:
@@ -1597,7 +1617,7 @@ class MallowsMixture(_RankingMixture):
         for k in range(len(old)):
             wk = data.w * state.resp[:, k]
             d = dists[:, k]
-            new = np.asarray(family.estimate_center(data.ranks, wk), dtype=np.int64)
+            new = _family_center(family, data.ranks, wk, old[k])
             if not np.array_equal(new, old[k]):
                 d_new = _family_distances(family, data.R, new[None, :])[:, 0]
                 cost_old, cost_new = wk @ d, wk @ d_new
