@@ -721,7 +721,13 @@ def test_fit_accepts_one_based_rank_arrays():
 def test_clone_and_params():
     model = Mallows(center_method="borda", max_iter=7, tol=1e-6)
     params = model.get_params()
-    assert params == {"center_method": "borda", "max_iter": 7, "tol": 1e-6}
+    assert params == {
+        "center_method": "borda",
+        "max_iter": 7,
+        "tol": 1e-6,
+        "distance": "kendall",
+        "random_state": None,
+    }
     twin = clone(model)
     assert twin.get_params() == params and twin is not model
     twin.set_params(center_method="exact")

@@ -15,11 +15,14 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from rankclust import Rankings
+from rankclust.models import Mallows
 from rankclust.models import _mallows_footrule as F
+from rankclust.models import _mallows_partial as P
 from rankclust.models import _mallows_spearman as S
 from rankclust.models import mallows as M
 from rankclust.models._mallows_counts import distance_pmf, moments
 from rankclust.models._mallows_distances import MALLOWS_DISTANCES, theta_mle
+from rankclust.persistence import load, save
 
 FAMILIES = sorted(MALLOWS_DISTANCES)
 THETAS = [0.0, 0.1, 0.7, 2.5]
@@ -312,3 +315,233 @@ def test_msmix_documented_values(m):
     assert family.distance_variance(0.0, m) == pytest.approx(
         m * m * (m - 1) * (m + 1) ** 2 / 36, rel=1e-10
     )
+
+
+# --------------------------------------------------------------------------------------------
+# the estimator: Mallows(distance=...) on complete data
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_fit_is_the_family_fit(name):
+    true = Mallows.from_params(center=[3, 0, 2, 1, 4], theta=0.5, distance=name)
+    R = true.sample(400, random_state=0)
+    w = np.random.RandomState(1).uniform(0.5, 2.0, size=400)
+    model = Mallows(distance=name).fit(R, sample_weight=w)
+    center, theta = fit_complete(name, R.ranks.astype(np.int64), w)
+    assert np.array_equal(model.center_, center)
+    assert model.theta_ == pytest.approx(theta, rel=1e-8)
+    assert model.kind_ == "complete" and model.n_iter_ == 0 and model.converged_
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_logpdf_is_a_normalised_pmf(name):
+    m = 5
+    model = Mallows.from_params(center=[1, 4, 0, 2, 3], theta=0.35, distance=name)
+    pos = all_positions(m)
+    lp = model.logpdf(Rankings._from_trusted(pos))
+    assert np.allclose(lp, brute_log_pmf(name, model.center_, 0.35), atol=1e-10)
+    assert np.allclose(model.pdf(Rankings._from_trusted(pos)), np.exp(lp))
+    assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-10)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_estimator_sample_and_top_t_cut(name):
+    model = Mallows.from_params(center=[1, 0, 2, 3], theta=0.8, distance=name)
+    full = model.sample(30, random_state=4)
+    assert isinstance(full, Rankings) and full.shape == (30, 4)
+    assert np.all(np.sort(full.ranks, axis=1) == np.arange(4))
+    top = model.sample(30, random_state=4, lengths=2)
+    assert top.kind == "top" and np.all(top.lengths == 2)
+    assert np.array_equal(np.where(full.ranks < 2, full.ranks, -1), top.ranks)
+
+
+def test_kendall_default_is_unchanged():
+    R = Mallows.from_params(center=[2, 0, 1, 3], theta=0.7).sample(500, random_state=2)
+    a = Mallows().fit(R)
+    b = Mallows(distance="kendall").fit(R)
+    assert np.array_equal(a.center_, b.center_) and a.theta_ == b.theta_
+    assert np.array_equal(a.logpdf(R), b.logpdf(R))
+    assert Mallows().get_params()["distance"] == "kendall"
+
+
+def test_bad_distance_and_ties_are_refused():
+    R = Rankings.from_orderings([[0, 1, 2], [2, 1, 0]], n_items=3)
+    with pytest.raises(ValueError, match="distance"):
+        Mallows(distance="euclid").fit(R)
+    tied = Rankings.from_ranks([[1, 1, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match="row 0 has ties"):
+        Mallows(distance="spearman").fit(tied)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_persistence_round_trips_the_distance(name, tmp_path):
+    R = Mallows.from_params(center=[1, 0, 2, 3], theta=0.6, distance=name).sample(
+        200, random_state=0
+    )
+    model = Mallows(distance=name).fit(R)
+    save(model, tmp_path / "model")
+    back = load(tmp_path / "model")
+    assert back.distance == name
+    assert np.array_equal(back.center_, model.center_) and back.theta_ == model.theta_
+    assert np.array_equal(back.logpdf(R), model.logpdf(R))
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_theta_standard_error_from_the_fisher_information(name):
+    R = Mallows.from_params(center=[1, 0, 2, 3, 4], theta=0.6, distance=name).sample(
+        300, random_state=0
+    )
+    model = Mallows(distance=name).fit(R)
+    family = MALLOWS_DISTANCES[name]
+    want = 1.0 / math.sqrt(300 * family.distance_variance(model.theta_, 5))
+    assert model.theta_standard_error(R) == pytest.approx(want, rel=1e-12)
+    # the observed information: minus the second derivative of the log-likelihood
+    h = 1e-4
+    ll = [
+        Mallows.from_params(center=model.center_, theta=model.theta_ + k * h, distance=name)
+        .logpdf(R)
+        .sum()
+        for k in (-1, 0, 1)
+    ]
+    assert -(ll[2] - 2 * ll[1] + ll[0]) / h**2 == pytest.approx(1.0 / want**2, rel=1e-4)
+    with pytest.raises(ValueError, match="complete rankings"):
+        model.theta_standard_error(model.sample(10, random_state=0, lengths=2))
+
+
+# --------------------------------------------------------------------------------------------
+# partial data: top-t and subset rankings, every distance, against enumeration (m <= 6)
+# --------------------------------------------------------------------------------------------
+def consistent(pos: np.ndarray, row: np.ndarray, kind: str) -> np.ndarray:
+    """Mask of the complete position vectors consistent with a partial row (brute force)."""
+    present = np.flatnonzero(row >= 0)
+    if kind == "top":
+        return np.all(pos[:, present] == row[present], axis=1)
+    chain = present[np.argsort(row[present])]
+    return np.all(np.diff(pos[:, chain], axis=1) > 0, axis=1)
+
+
+def random_partial(rng: np.random.RandomState, m: int, kind: str, k: int) -> np.ndarray:
+    row = -np.ones(m, dtype=np.int64)
+    items = rng.choice(m, size=k, replace=False)
+    row[items] = np.arange(k)
+    return row
+
+
+@pytest.mark.parametrize("kind", ["top", "subset"])
+@pytest.mark.parametrize("m", [3, 4, 5, 6])
+def test_completions_by_brute_force(kind, m):
+    rng = np.random.RandomState(m)
+    pos = all_positions(m)
+    for k in range(0, m + 1):
+        row = random_partial(rng, m, kind, k)
+        got = P.completions(row, kind)
+        assert len(got) == P.n_completions(row, kind)
+        want = pos[consistent(pos, row, kind)]
+        assert {tuple(r) for r in got} == {tuple(r) for r in want}
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("kind", ["top", "subset"])
+@pytest.mark.parametrize("m", [4, 6])
+def test_partial_logpdf_against_enumeration(name, kind, m):
+    # (Kendall runs its own exact partial likelihoods, checked against the same enumeration)
+    rng = np.random.RandomState(7 * m)
+    center = rng.permutation(m)
+    theta = 0.45
+    model = Mallows.from_params(center=center, theta=theta, distance=name)
+    pos = all_positions(m)
+    log_p = brute_log_pmf(name, center, theta)
+    rows = np.array([random_partial(rng, m, kind, k) for k in (0, 1, 2, m - 2, m - 1, m)])
+    got = model.logpdf(Rankings._from_trusted(rows, kind=kind))
+    want = [logsumexp(log_p[consistent(pos, row, kind)]) for row in rows]
+    assert np.allclose(got, want, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_top_t_lists_of_one_length_sum_to_one(name):
+    m, t = 5, 2
+    model = Mallows.from_params(center=[4, 0, 2, 1, 3], theta=0.3, distance=name)
+    tops = [list(p) for p in itertools.permutations(range(m), t)]
+    R = Rankings.from_orderings(tops, n_items=m, kind="top")
+    assert math.isclose(np.exp(model.logpdf(R)).sum(), 1.0, rel_tol=1e-10)
+
+
+def brute_partial_mle(name, R, w):
+    """Maximise the exact partial log-likelihood over all centres and a theta grid."""
+    m = R.n_items
+    pos = all_positions(m)
+    family = MALLOWS_DISTANCES[name]
+    masks = np.array([consistent(pos, row, R.kind) for row in R.ranks.astype(np.int64)])
+    grid = np.linspace(0.0, 4.0, 401)
+    best = (-np.inf, None, None)
+    for c in pos:
+        d = brute_distances(name, pos, c)
+        for t in grid:
+            lw = -t * d
+            ll = np.where(masks, lw[None, :], -np.inf)
+            val = w @ (logsumexp(ll, axis=1) - family.log_normalizer(t, m))
+            if val > best[0]:
+                best = (val, c, t)
+    return best
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+@pytest.mark.parametrize("kind", ["top", "subset"])
+def test_partial_em_reaches_the_brute_force_mle(name, kind):
+    m = 4
+    true = Mallows.from_params(center=[2, 0, 3, 1], theta=0.9, distance=name)
+    rng = np.random.RandomState(3)
+    full = true.sample(60, random_state=rng).ranks.astype(np.int64)
+    rows = full.copy()
+    for i in range(len(rows)):
+        k = rng.randint(2, m + 1)
+        if kind == "top":
+            rows[i][rows[i] >= k] = -1
+        else:
+            keep = rng.choice(m, size=k, replace=False)
+            drop = np.setdiff1d(np.arange(m), keep)
+            rows[i][drop] = -1
+            rows[i][keep] = np.argsort(np.argsort(rows[i][keep]))
+    R = Rankings._from_trusted(rows, kind=kind)
+    w = rng.uniform(0.5, 2.0, size=len(rows))
+    model = Mallows(distance=name, random_state=0).fit(R, sample_weight=w)
+    assert model.converged_ and model.n_iter_ >= 1
+    val, c, t = brute_partial_mle(name, R, w)
+    ours = float(w @ model.logpdf(R))
+    assert ours >= val - 1e-9  # at least as good as the best grid point
+    assert np.array_equal(model.center_, c)
+    assert abs(model.theta_ - t) <= 0.011
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_partial_weighted_equals_expanded(name):
+    rows = np.array([[0, 1, -1, -1, 2], [1, 0, 2, -1, -1], [2, -1, 0, 1, -1], [0, 1, 2, 3, 4]])
+    counts = np.array([3, 1, 2, 2])
+    R = Rankings._from_trusted(rows, kind="subset")
+    Rx = Rankings._from_trusted(np.repeat(rows, counts, axis=0), kind="subset")
+    a = Mallows(distance=name).fit(R, sample_weight=counts.astype(float))
+    b = Mallows(distance=name).fit(Rx)
+    assert np.array_equal(a.center_, b.center_)
+    assert a.theta_ == pytest.approx(b.theta_, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f != "kendall"])
+def test_monte_carlo_em_above_the_cap(name, monkeypatch):
+    true = Mallows.from_params(center=[3, 1, 0, 2, 4], theta=0.7, distance=name)
+    R = true.sample(300, random_state=5, lengths=3)
+    exact = Mallows(distance=name).fit(R)
+    monkeypatch.setattr(P, "COMPLETION_CAP", 1)  # every partial row goes Monte Carlo
+    mc = Mallows(distance=name, random_state=0, max_iter=30).fit(R)
+    again = Mallows(distance=name, random_state=0, max_iter=30).fit(R)
+    assert mc.converged_
+    assert np.array_equal(mc.center_, exact.center_)
+    assert abs(mc.theta_ - exact.theta_) <= 0.1 * exact.theta_
+    assert np.array_equal(mc.center_, again.center_) and mc.theta_ == again.theta_
+    with pytest.raises(ValueError, match="COMPLETION_CAP"):
+        mc.logpdf(R)
+
+
+def test_rows_beyond_the_cap_are_refused_by_logpdf():
+    model = Mallows.from_params(center=np.arange(10), theta=0.2, distance="spearman")
+    R = Rankings.from_orderings([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [3]], n_items=10)
+    with pytest.raises(ValueError, match=r"row 1: .* 3628800 completions"):
+        model.logpdf(R)

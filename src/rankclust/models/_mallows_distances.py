@@ -38,8 +38,10 @@ from rankclust.models import _mallows_footrule as footrule
 from rankclust.models import _mallows_hamming as hamming
 from rankclust.models import _mallows_spearman as spearman
 from rankclust.models import _mallows_ulam as ulam
-from rankclust.models import mallows as kendall
 from rankclust.rankings import Rankings
+
+# Kendall's functions live in rankclust.models.mallows, which imports this registry; they are
+# reached through function-level imports (the estimator module loads first).
 
 
 @dataclass(frozen=True)
@@ -84,26 +86,36 @@ def _family(name: str, module: object) -> MallowsDistance:
 
 # ------------------------------------------------------------------ Kendall: today's functions
 def _kendall_log_normalizer(theta: float, m: int) -> float:
-    return float(kendall.log_normalizer(theta, m))
+    from rankclust.models import mallows
+
+    return float(mallows.log_normalizer(theta, m))
 
 
 def _kendall_expected_distance(theta: float, m: int) -> float:
-    return float(kendall.expected_distance(theta, m))
+    from rankclust.models import mallows
+
+    return float(mallows.expected_distance(theta, m))
 
 
 def _kendall_distance_variance(theta: float, m: int) -> float:
-    return float(kendall.distance_variance(theta, m))
+    from rankclust.models import mallows
+
+    return float(mallows.distance_variance(theta, m))
 
 
 def _kendall_sample(
     center: np.ndarray, theta: float, size: int, rng: np.random.RandomState
 ) -> np.ndarray:
-    return kendall.sample_mallows(center, theta, size, rng).ranks.astype(np.int64)
+    from rankclust.models import mallows
+
+    return mallows.sample_mallows(center, theta, size, rng).ranks.astype(np.int64)
 
 
 def _kendall_estimate_center(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    from rankclust.models import mallows
+
     R = Rankings._from_trusted(np.asarray(ranks, dtype=np.int64), kind="subset")
-    return kendall.estimate_center(R, weights)
+    return mallows.estimate_center(R, weights)
 
 
 _KENDALL = MallowsDistance(
@@ -134,7 +146,7 @@ def theta_mle(
     mean_distance: float,
     m: int,
     *,
-    theta_max: float = kendall.THETA_MAX,
+    theta_max: float | None = None,
     xtol: float = 1e-12,
 ) -> float:
     """Maximum-likelihood dispersion of any family from the weighted mean distance.
@@ -154,7 +166,8 @@ def theta_mle(
         Weighted mean distance to the centre, ``>= 0``.
     m : int
         Number of items.
-    theta_max : float, default=THETA_MAX (50.0)
+    theta_max : float, optional
+        Cap; default :data:`rankclust.models.mallows.THETA_MAX` (50.0).
     xtol : float, default=1e-12
         Absolute tolerance on theta.
 
@@ -166,6 +179,8 @@ def theta_mle(
     -----
     Complexity: O(I x cost of ``expected_distance``) for I <= ~50 Brent iterations.
     """
+    if theta_max is None:
+        from rankclust.models.mallows import THETA_MAX as theta_max
     mean = float(mean_distance)
     if not np.isfinite(mean) or mean < 0:
         raise ValueError(f"mean_distance must be finite and non-negative, got {mean_distance!r}")

@@ -98,7 +98,10 @@ from rankclust._param_validation import (
 )
 from rankclust.consensus import generalized_borda
 from rankclust.distances import kendall_distances
+from rankclust.models import _mallows_partial as partial
 from rankclust.models import _mallows_ties as ties
+from rankclust.models._mallows_distances import MALLOWS_DISTANCES
+from rankclust.models._mallows_distances import theta_mle as _family_theta_mle
 from rankclust.models._mallows_kernels import (
     _nb_sample_rankings,
     _nb_subset_logmass_bitmask,
@@ -1016,27 +1019,78 @@ def sample_mallows(
     return Rankings._from_trusted(out, kind="top" if lengths is not None else "subset")
 
 
+def _require_untied(R: Rankings, distance: str) -> None:
+    tied = np.flatnonzero(R.has_ties)
+    if tied.size:
+        raise ValueError(
+            f"row {int(tied[0])} has ties: Mallows(distance={distance!r}) supports rankings "
+            'without ties only (distance="kendall" handles ties)'
+        )
+
+
+def _sample_family(
+    family: Any, center: np.ndarray, theta: float, size: int, random_state: Any, lengths: Any
+) -> Rankings:
+    """Draws of a registered family, cut to top-t lists when ``lengths`` is given."""
+    size = int(size)
+    if size < 0:
+        raise ValueError(f"size must be a non-negative integer, got {size}")
+    if isinstance(random_state, np.random.Generator):
+        rng = np.random.RandomState(random_state.integers(2**32, dtype=np.uint64))
+    else:
+        rng = check_random_state(random_state)
+    m = center.shape[0]
+    out = np.asarray(family.sample(center, theta, size, rng), dtype=np.int64)
+    if lengths is None:
+        return Rankings._from_trusted(out, kind="subset")
+    la = np.asarray(lengths)
+    if la.dtype.kind not in "iu":
+        raise ValueError("lengths must hold integers")
+    t = np.broadcast_to(la, (size,)).astype(np.int64) if la.ndim == 0 else la.astype(np.int64)
+    if t.shape != (size,):
+        raise ValueError(f"lengths must be an int or have shape ({size},), got {la.shape}")
+    if size and (t.min() < 0 or t.max() > m):
+        raise ValueError(f"lengths must lie in [0, {m}]")
+    out[out >= t[:, None]] = -1
+    return Rankings._from_trusted(out, kind="top")
+
+
 # --------------------------------------------------------------------------------------------
 # the estimator
 # --------------------------------------------------------------------------------------------
 class Mallows(ValidatedParamsMixin, BaseEstimator):
-    """Kendall-Mallows model: fit from complete, subset or top-t rankings; logpdf; sample.
+    """Mallows model (Kendall by default): fit from complete, subset or top-t rankings.
 
-    ``P(pi) = exp(-theta d_K(pi, center)) / psi(theta)`` (see the module docstring for the
-    parametrisation and the mapping to the papers' notation).
+    ``P(pi) = exp(-theta d(pi, center)) / Z(theta)`` with Kendall's distance ``d_K`` (see the
+    module docstring for the parametrisation and the mapping to the papers' notation) or, with
+    ``distance=``, another right-invariant distance of the registry of Mallows distance
+    families (``"spearman"``, ``"footrule"``, ...; ``rankclust.models._mallows_distances``).
 
     Parameters
     ----------
     center_method : {"auto", "kemeny", "borda", "exact", "local"}, default="auto"
-        Consensus used for the centre (:func:`estimate_center`): ``"auto"``/``"kemeny"`` exact
-        Kemeny up to 10 items and insertion local search beyond (the package-wide rule,
+        Consensus used for the Kendall centre (:func:`estimate_center`): ``"auto"``/``"kemeny"``
+        exact Kemeny up to 10 items and insertion local search beyond (the package-wide rule,
         :func:`rankclust.consensus.resolve_center_method`), ``"exact"`` exact Kemeny
         (m <= 15), ``"local"`` local search from Borda, ``"borda"`` the Borda count
-        (Cheng et al. 2009's choice).
+        (Cheng et al. 2009's choice). Other distances use their family's centre estimator
+        (Spearman: order of the weighted mean positions; footrule: a linear assignment; both
+        exact) and ignore it.
     max_iter : int, default=100
-        Iteration cap of the approximate EM for subset data.
+        Iteration cap of the EM for partial data (Kendall: the approximate EM for subset data).
     tol : float, default=1e-8
         Tolerance of the theta solver (``xtol`` of :func:`theta_mle`).
+    distance : str, default="kendall"
+        The distance of the model, a key of the registry of Mallows distance families:
+        ``"kendall"`` (this class's original model, every kind and ties), ``"spearman"``,
+        ``"footrule"`` and any family registered there. For distances other than Kendall,
+        rankings must be free of ties; partial rankings (top-t and subset) have an exact
+        likelihood by enumerating their completions (at most 40320 per row) and are fitted
+        by EM over the completions (a Monte Carlo E-step above that cap), see
+        ``rankclust.models._mallows_partial``.
+    random_state : None, int or RandomState, default=None
+        Seed of the Monte Carlo E-step (distances other than Kendall, partial rows with more
+        than 40320 completions); unused otherwise.
 
     Attributes
     ----------
@@ -1079,9 +1133,16 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     * Weighted data (``Rankings.weights`` times ``sample_weight``) give the same fit as the
       expanded data.
 
+    * Other distances: complete data -- the family's exact centre and the root of
+      ``E_theta d = mean d``; partial data -- EM over the completions (every iteration
+      increases the likelihood); ``logpdf`` exact.
+
     Complexity: fit O(n m^2 + consensus) for complete/top data (consensus O(2^m m) exact,
     O(m^2) per local-search sweep), times the number of EM iterations for subset data;
     logpdf see :func:`mallows_loglik`; sample O(size m^2). Memory O(n m + m^2).
+    Other distances, complete data: O(n m + centre) (Spearman O(m log m), footrule O(m^3))
+    plus the normaliser (footrule O(m^4) once per m; Spearman a table look-up up to 20
+    items); partial data: O(N m) per EM iteration for N completions in all.
 
     References
     ----------
@@ -1106,14 +1167,24 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         "center_method": [StrOptions(CENTER_METHODS)],
         "max_iter": [Interval(numbers.Integral, 1, None)],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "distance": [StrOptions(MALLOWS_DISTANCES)],
+        "random_state": ["random_state"],
     }
 
     def __init__(
-        self, *, center_method: str = "auto", max_iter: int = 100, tol: float = 1e-8
+        self,
+        *,
+        center_method: str = "auto",
+        max_iter: int = 100,
+        tol: float = 1e-8,
+        distance: str = "kendall",
+        random_state: Any = None,
     ) -> None:
         self.center_method = center_method
         self.max_iter = max_iter
         self.tol = tol
+        self.distance = distance
+        self.random_state = random_state
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -1172,13 +1243,17 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
             raise ValueError("R has no items")
         sw = check_sample_weight(sample_weight, R.n_rankings)
         w = _total_weights(R, sw)
-        center, n_iter, converged = estimate_center(
-            R, sw, method=self.center_method, max_iter=self.max_iter, return_n_iter=True
-        )
-        theta = _estimate_theta(R, center, w, THETA_MAX, self.tol)
+        if self.distance != "kendall":
+            center, theta, n_iter, converged = self._fit_family(R, w)
+        else:
+            center, n_iter, converged = estimate_center(
+                R, sw, method=self.center_method, max_iter=self.max_iter, return_n_iter=True
+            )
+            theta = _estimate_theta(R, center, w, THETA_MAX, self.tol)
         if not converged:
             warnings.warn(
-                f"Mallows: the approximate EM did not converge in {n_iter} iterations "
+                f"Mallows: the {'approximate ' if self.distance == 'kendall' else ''}EM did "
+                f"not converge in {n_iter} iterations "
                 "(max_iter reached or the centres cycled); returning the best centre seen.",
                 ConvergenceWarning,
                 stacklevel=2,
@@ -1191,6 +1266,26 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         self.n_iter_ = n_iter
         self.converged_ = converged
         return self
+
+    def _fit_family(self, R: Rankings, w: np.ndarray) -> tuple[np.ndarray, float, int, bool]:
+        """Fit a non-Kendall family: closed form on complete rows, EM on partial ones."""
+        family = MALLOWS_DISTANCES[self.distance]
+        _require_untied(R, self.distance)
+        if _is_complete(R):
+            ranks = R.ranks.astype(np.int64)
+            center = family.estimate_center(ranks, w)
+            d = family.distances(R, center).astype(np.float64)
+            mean = float(w @ d) / float(w.sum())
+            return center, _family_theta_mle(family, mean, R.n_items, xtol=self.tol), 0, True
+        rng = check_random_state(self.random_state)
+        return partial.fit_em(R, w, family, max_iter=self.max_iter, tol=self.tol, rng=rng)
+
+    def _loglik(self, R: Rankings) -> np.ndarray:
+        if self.distance == "kendall":
+            return _loglik_rows(R, self.center_, self.theta_)
+        _require_untied(R, self.distance)
+        family = MALLOWS_DISTANCES[self.distance]
+        return partial.loglik_rows(R, family, self.center_, self.theta_)
 
     # ---------------------------------------------------------------- distribution
     def _check_data(self, R: Any) -> Rankings:
@@ -1210,7 +1305,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         ndarray of float64, shape (n,)
         """
         R = self._check_data(R)
-        return _loglik_rows(R, self.center_, self.theta_)
+        return self._loglik(R)
 
     def pdf(self, R: Any) -> np.ndarray:
         """``exp(logpdf(R))``."""
@@ -1219,7 +1314,7 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
     def score(self, R: Any, y: Any = None) -> float:
         """Mean log-likelihood per ranking, weighted by ``R.weights``."""
         R = self._check_data(R)
-        return float(np.average(_loglik_rows(R, self.center_, self.theta_), weights=R.weights))
+        return float(np.average(self._loglik(R), weights=R.weights))
 
     def sample(self, size: int = 1, random_state: Any = None, lengths: Any = None) -> Rankings:
         """Exact draws (see :func:`sample_mallows`).
@@ -1236,7 +1331,16 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         Rankings
         """
         check_is_fitted(self, ["center_", "theta_"])
-        return sample_mallows(self.center_, self.theta_, size, random_state, lengths)
+        if self.distance == "kendall":
+            return sample_mallows(self.center_, self.theta_, size, random_state, lengths)
+        return _sample_family(
+            MALLOWS_DISTANCES[self.distance],
+            self.center_,
+            self.theta_,
+            size,
+            random_state,
+            lengths,
+        )
 
     # ---------------------------------------------------------------- uncertainty
     def theta_standard_error(self, R: Any, sample_weight: Any = None) -> float:
@@ -1255,9 +1359,26 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
         from rankclust.inference import mallows_theta_standard_error
 
         R = self._check_data(R)
+        if self.distance != "kendall":
+            return self._family_theta_standard_error(R, sample_weight)
         if R.has_ties.any():
             return self._tied_theta_standard_error(R, sample_weight)
         return mallows_theta_standard_error(R, self.center_, self.theta_, sample_weight)
+
+    def _family_theta_standard_error(self, R: Rankings, sample_weight: Any) -> float:
+        """``1 / sqrt(W Var_theta(d))``: the Fisher information of theta, complete data only."""
+        if not _is_complete(R) or R.has_ties.any():
+            raise ValueError(
+                f"theta standard errors for distance={self.distance!r} need complete rankings "
+                "without ties (the partial-data information is not available; use the "
+                "bootstrap)"
+            )
+        w = _total_weights(R, check_sample_weight(sample_weight, R.n_rankings))
+        family = MALLOWS_DISTANCES[self.distance]
+        info = float(w.sum()) * family.distance_variance(self.theta_, self.n_items_)
+        if self.theta_ >= THETA_MAX or not info > 0:
+            return float("nan")
+        return float(1.0 / np.sqrt(info))
 
     def _tied_theta_standard_error(self, R: Rankings, sample_weight: Any) -> float:
         """``1 / sqrt(sum_i w_i (v_m - sum_B v_{|B|}))`` for complete/top rankings with ties."""
