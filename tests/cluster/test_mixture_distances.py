@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from rankclust import Rankings, persistence
 from rankclust.cluster import mixture as MX
 from rankclust.cluster.mixture import MallowsMixture, select_k, select_model
-from rankclust.models._mallows_distances import MALLOWS_DISTANCES
+from rankclust.models._mallows_distances import MALLOWS_DISTANCES, theta_mle
 
 ALL = list(MALLOWS_DISTANCES)
 OTHERS = [d for d in ALL if d != "kendall"]
@@ -42,7 +42,7 @@ def two_components(distance: str, n: int = 400, m: int = 6, seed: int = 0):
     centers = np.array([np.arange(m), np.arange(m)[::-1]])
     # a dispersion with a similar mean distance for every family: E d = 1/6 of uniform
     e0 = family.expected_distance(0.0, m)
-    th = MX.mallows_distances.theta_mle(family, e0 / 6, m)
+    th = theta_mle(family, e0 / 6, m)
     y = (np.arange(n) % 2).astype(np.int64)
     ranks = np.empty((n, m), dtype=np.int64)
     for k in (0, 1):
@@ -92,7 +92,7 @@ def test_one_component_is_the_single_model(distance):
     # the single model's MLE: the family's centre, theta from the mean distance to it
     center = np.asarray(family.estimate_center(np.asarray(R.ranks, dtype=np.int64), w))
     d = family.distances(R, center).astype(float)
-    theta = MX.mallows_distances.theta_mle(family, float(w @ d / w.sum()), 5)
+    theta = theta_mle(family, float(w @ d / w.sum()), 5)
     single = float((w * component_logpmf(distance, center, theta, R)).sum())
     assert mix.log_likelihood_ >= single - 1e-8 * abs(single)
     # the exact search for small m gives the single model's centre and theta themselves
@@ -336,3 +336,52 @@ def test_cli_distance_refusals_are_one_line(capsys, tmp_path):
     write_preflib(Rankings.from_orderings([[0, 1, 2, 3], [2, 1]], n_items=4, kind="top"), ballots)
     code, _, err = run(capsys, "cluster", ballots, "-k", 1, "--distance", "footrule")
     one_line_error(code, err, "lists 2 of 4 items", "--distance footrule")
+
+
+# --------------------------------------------------------------------------------------------
+# inference: draws from the fitted family; what is Kendall-only refuses other distances
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("distance", ["spearman", "ulam"])
+def test_parametric_draws_follow_the_fitted_mixture(distance):
+    from rankclust.inference import sample_like
+
+    R, _ = two_components(distance, n=200, m=4)
+    mix = fit(distance, R)
+    design = R.with_weights(None)
+    draws = Rankings(
+        np.concatenate(
+            [np.asarray(sample_like(mix, design, random_state=s).ranks) for s in range(30)]
+        ),
+        kind="top",
+    )
+    full = all_rankings(4)
+    pmf = np.exp(mix.score_samples(full))
+    index = {tuple(r): i for i, r in enumerate(np.asarray(full.ranks).tolist())}
+    counts = np.bincount(
+        [index[tuple(r)] for r in np.asarray(draws.ranks).tolist()], minlength=len(pmf)
+    )
+    # total variation of 6,000 draws from the mixture's exact pmf over the 24 rankings
+    assert 0.5 * np.abs(counts / counts.sum() - pmf).sum() < 0.04
+
+
+def test_lrt_runs_on_another_distance():
+    from rankclust.inference import bootstrap_lrt
+
+    R, _ = two_components("footrule", n=120, m=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bootstrap_lrt(
+            MallowsMixture(distance="footrule", n_init=2), R, k=2, n_boot=4, random_state=0
+        )
+    assert res.statistic > 0 and res.null_statistics.shape == (4,)
+
+
+def test_kendall_only_inference_refuses_other_distances():
+    from rankclust.inference import goodness_of_fit, mixture_standard_errors
+
+    R, _ = two_components("spearman", n=80, m=4)
+    mix = fit("spearman", R)
+    with pytest.raises(ValueError, match="distance='kendall', not 'spearman'"):
+        mixture_standard_errors(mix, R)
+    with pytest.raises(ValueError, match="distance='kendall', not 'spearman'"):
+        goodness_of_fit(mix, R)

@@ -69,7 +69,7 @@ def check_rank_input(method: Method, R: Any, path: str) -> None:
 def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]:
     """The distances of ``--distance`` (``[]`` when not given), checked before the file is
     read: only a Mallows mixture has one, names come from the registry
-    (:data:`rankclust.models._mallows_distances.MALLOWS_DISTANCES`); with ``several``
+    (:data:`rankclust.models.mallows.MALLOWS_DISTANCES`); with ``several``
     (``select-k``) a comma-separated list or ``all``. A non-Kendall distance has no
     bootstrap (``--ci``, ``--lrt``) here."""
     text = getattr(args, "distance", None)
@@ -82,7 +82,7 @@ def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]
             f"--distance: only --method mixture (Mallows components) has a distance, not "
             f"{cls.__name__}"
         )
-    from rankclust.models._mallows_distances import MALLOWS_DISTANCES
+    from rankclust.models.mallows import MALLOWS_DISTANCES
 
     names = [t.strip() for t in text.split(",")] if several else [text.strip()]
     if several and names == ["all"]:

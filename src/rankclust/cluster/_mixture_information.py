@@ -73,6 +73,12 @@ def _check_estimator(estimator: Any) -> None:
             "estimator must be a fitted MallowsMixture or PlackettLuceMixture, got "
             f"{type(estimator).__name__}"
         )
+    distance = getattr(estimator, "distance", "kendall")
+    if isinstance(estimator, MallowsMixture) and distance != "kendall":
+        raise ValueError(
+            f"standard errors of a MallowsMixture are for distance='kendall', not "
+            f"{distance!r}; use the bootstrap (rankclust.inference.bootstrap)"
+        )
     if isinstance(estimator, PlackettLuceMixture) and float(estimator.alpha) != 0:
         raise ValueError(
             "standard errors need a maximum-likelihood fit (alpha=0); with a prior use the "

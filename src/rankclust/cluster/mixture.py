@@ -102,9 +102,8 @@ from rankclust.cluster._seeding import (
 )
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
-from rankclust.models import _mallows_distances as mallows_distances
 from rankclust.models import plackett_luce as pl_model
-from rankclust.models.mallows import THETA_MAX, bucket_size_counts
+from rankclust.models.mallows import MALLOWS_DISTANCES, THETA_MAX, bucket_size_counts
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
@@ -1271,7 +1270,7 @@ def _solve_theta(
 ) -> float:
     """The dispersion MLE of a weighted mean distance: the root of ``E_theta d = mean`` on
     ``[0, theta_max]`` (the score equation of
-    :func:`rankclust.models._mallows_distances.theta_mle`), by safeguarded Newton from the
+    :class:`rankclust.models.Mallows`), by safeguarded Newton from the
     previous dispersion ``start`` (the derivative is ``-Var_theta d``; a step outside the
     bracket is replaced by bisection). EM's dispersions move little between iterations, so
     this takes a few evaluations where a bracketing solver from scratch takes 15 or more.
@@ -1365,7 +1364,7 @@ class MallowsMixture(_RankingMixture):
         Number of components K.
     distance : str, default="kendall"
         The distance of every component, a key of
-        :data:`rankclust.models._mallows_distances.MALLOWS_DISTANCES` (``"kendall"``,
+        :data:`rankclust.models._MALLOWS_DISTANCES` (``"kendall"``,
         ``"spearman"``, ``"footrule"``, ...). ``"kendall"`` is the model described above
         (top-t, subset and tied rankings). Any other distance fits **complete** rankings
         without ties (a top-(m-1) list counts as complete; other partial or tied rows are
@@ -1528,7 +1527,7 @@ class MallowsMixture(_RankingMixture):
         "theta_init": [Interval(numbers.Real, 0, None, closed="neither")],
         "theta_max": [Interval(numbers.Real, 0, None, closed="neither")],
         "center_dof": [Interval(numbers.Real, 0, None)],
-        "distance": [StrOptions(set(mallows_distances.MALLOWS_DISTANCES))],
+        "distance": [StrOptions(set(MALLOWS_DISTANCES))],
     }
 
     def __init__(
@@ -1586,7 +1585,7 @@ class MallowsMixture(_RankingMixture):
     def _distance_loglik(self, data: _DistanceData, params: dict) -> tuple[np.ndarray, Any]:
         """(u, K) log-likelihoods ``-theta_k d(pi_i, sigma_k) - log psi(theta_k)`` of
         complete rankings, and the (u, K) distances (kept for the M-step)."""
-        family = mallows_distances.MALLOWS_DISTANCES[self.distance]
+        family = MALLOWS_DISTANCES[self.distance]
         m = data.ranks.shape[1]
         dists = _family_distances(family, data.R, params["centers"])
         log_psi = np.array([float(family.log_normalizer(t, m)) for t in params["thetas"]])
@@ -1602,7 +1601,7 @@ class MallowsMixture(_RankingMixture):
         weighted distance sum (a generalised-EM step), then theta the MLE of the weighted
         mean distance to the centre.
         """
-        family = mallows_distances.MALLOWS_DISTANCES[self.distance]
+        family = MALLOWS_DISTANCES[self.distance]
         data, state = blocks.parts[0], states[0]
         m = blocks.n_items
         old = params["centers"]
@@ -2452,7 +2451,7 @@ def select_model(
     R : Rankings or array-like
     ks : iterable of int, default=range(1, 9)
     distances : sequence of str, optional
-        Keys of :data:`rankclust.models._mallows_distances.MALLOWS_DISTANCES`; default every
+        Keys of :data:`rankclust.models._MALLOWS_DISTANCES`; default every
         registered distance.
     criterion : {"bic", "icl", "aic"}, default="bic"
     sample_weight : array-like of float, shape (n,), optional
@@ -2485,7 +2484,7 @@ def select_model(
         raise TypeError(f"estimator must be a MallowsMixture, got {type(estimator).__name__}")
     if criterion not in ("bic", "icl", "aic"):
         raise ValueError(f"criterion must be 'bic', 'icl' or 'aic', got {criterion!r}")
-    registry = mallows_distances.MALLOWS_DISTANCES
+    registry = MALLOWS_DISTANCES
     if distances is None:
         names = list(registry)
     else:

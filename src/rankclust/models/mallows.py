@@ -111,6 +111,7 @@ from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
+    "MALLOWS_DISTANCES",
     "SUBSET_DP_MAX_WORK",
     "THETA_MAX",
     "Mallows",
