@@ -179,26 +179,94 @@ def test_bic_counts_as_kendall(distance):
 # input
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("distance", OTHERS)
-def test_partial_and_tied_rows_are_refused_in_one_line(distance):
-    top = Rankings.from_orderings([[0, 1, 2, 3], [1, 0]], n_items=4, kind="top")
-    with pytest.raises(ValueError, match=r"^R: row 1 ranks 2 of 4 items;[^\n]*$"):
+def test_rows_beyond_the_cap_and_ties_are_refused_in_one_line(distance):
+    # 10!/2! completions of a subset pair, 9! of a top-1 list: above the cap (8!)
+    top = Rankings.from_orderings([list(range(10)), [3]], n_items=10, kind="top")
+    with pytest.raises(ValueError, match=r"^R: row 1 ranks 1 of 10 items, 362880 compl[^\n]*$"):
         MallowsMixture(distance=distance, n_components=1).fit(top)
-    sub = Rankings.from_orderings([[0, 1, 2, 3], [3, 1, 0]], n_items=4, kind="subset")
-    with pytest.raises(ValueError, match=r"^R: row 1 ranks 3 of 4 items;"):
+    sub = Rankings.from_orderings([list(range(10)), [3, 1]], n_items=10, kind="subset")
+    with pytest.raises(ValueError, match=r"^R: row 1 ranks 2 of 10 items, 1814400 compl"):
         MallowsMixture(distance=distance, n_components=1).fit(sub)
     tied = Rankings([[0, 1, 2, 3], [0, 0, 1, 2]], kind="top")
     with pytest.raises(ValueError, match=r"^R: row 1 has tied items;"):
         MallowsMixture(distance=distance, n_components=1).fit(tied)
 
 
+def consistent(full: np.ndarray, row: np.ndarray, kind: str) -> np.ndarray:
+    """Which complete rankings (positions) are completions of a partial row."""
+    present = np.flatnonzero(row >= 0)
+    if kind == "top":
+        return np.all(full[:, present] == row[present], axis=1)
+    chain = present[np.argsort(row[present])]
+    return np.all(np.diff(full[:, chain], axis=1) > 0, axis=1)
+
+
+def partial_data(distance: str, kind: str, n: int = 150, m: int = 5, seed: int = 8):
+    """Rankings of two components, each row cut to a random length (top) or item set."""
+    R, y = two_components(distance, n=n, m=m, seed=seed)
+    rng = np.random.default_rng(seed)
+    ranks = np.array(R.ranks, dtype=np.int64)
+    for i in range(n):
+        t = int(rng.integers(1, m + 1))
+        if kind == "top":
+            ranks[i, ranks[i] >= t] = -1
+        else:
+            keep = np.sort(rng.choice(m, size=max(t, 2), replace=False))
+            drop = np.setdiff1d(np.arange(m), keep)
+            dense = np.argsort(np.argsort(ranks[i, keep]))
+            ranks[i, keep], ranks[i, drop] = dense, -1
+    return Rankings(ranks, kind=kind), y
+
+
+@pytest.mark.parametrize("kind", ["top", "subset"])
 @pytest.mark.parametrize("distance", OTHERS)
-def test_top_list_missing_one_item_is_complete(distance):
-    R, _ = two_components(distance, n=80, m=5, seed=7)
-    short = np.where(np.asarray(R.ranks) == 4, -1, np.asarray(R.ranks))
-    a = fit(distance, R)
-    b = fit(distance, Rankings(short, kind="top"))
-    assert a.log_likelihood_ == pytest.approx(b.log_likelihood_, rel=1e-12)
-    np.testing.assert_array_equal(a.predict(R), b.predict(Rankings(short, kind="top")))
+def test_partial_rows_likelihood_is_the_sum_over_completions(distance, kind):
+    R, _ = partial_data(distance, kind)
+    mix = fit(distance, R)
+    full = all_rankings(5)
+    pos = np.asarray(full.ranks, dtype=np.int64)
+    comp = np.stack(
+        [
+            np.log(c) + component_logpmf(distance, s, t, full)
+            for c, s, t in zip(mix.weights_, mix.center_positions_, mix.thetas_, strict=True)
+        ],
+        axis=1,
+    )
+    log_pmf = logsumexp(comp, axis=1)
+    rows = np.asarray(R.ranks, dtype=np.int64)
+    expect = np.array([logsumexp(log_pmf[consistent(pos, r, kind)]) for r in rows])
+    np.testing.assert_allclose(mix.score_samples(R), expect, rtol=1e-9, atol=1e-9)
+    if kind == "top":  # the top-2 lists of 5 items carry all the mass
+        lists = Rankings.from_orderings(
+            [list(p) for p in itertools.permutations(range(5), 2)], n_items=5, kind="top"
+        )
+        assert np.exp(logsumexp(mix.score_samples(lists))) == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["top", "subset"])
+@pytest.mark.parametrize("distance", ["spearman", "cayley", "ulam"])
+def test_partial_rows_em_and_weights(distance, kind):
+    R, _ = partial_data(distance, kind, n=90)
+    mix = fit(distance, R, k=2, accelerate=False, n_init=2)
+    h = mix.log_likelihood_history_
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:])), np.diff(h).min()
+    counts = np.arange(R.n_rankings) % 3 + 1
+    a = fit(distance, R.with_weights(counts.astype(float)))
+    b = fit(distance, Rankings(np.repeat(np.asarray(R.ranks), counts, axis=0), kind=kind))
+    assert a.log_likelihood_ == pytest.approx(b.log_likelihood_, rel=1e-9)
+    np.testing.assert_array_equal(a.center_positions_, b.center_positions_)
+
+
+@pytest.mark.parametrize("distance", ["spearman", "footrule", "hamming"])
+def test_partial_one_component_reaches_the_single_model(distance):
+    from rankclust.models import Mallows
+
+    R, _ = partial_data(distance, "top", n=120, seed=9)
+    mix = fit(distance, R, k=1)
+    model = Mallows(distance=distance).fit(R)
+    single = float(model.logpdf(R).sum())
+    assert mix.log_likelihood_ >= single - 1e-6 * abs(single)
+    assert mix.log_likelihood_ == pytest.approx(single, rel=1e-5)
 
 
 def test_unknown_distance_and_dask_are_refused():
@@ -333,9 +401,9 @@ def test_cli_distance_refusals_are_one_line(capsys, tmp_path):
     ballots = tmp_path / "top.soi"
     from rankclust.io import write_preflib
 
-    write_preflib(Rankings.from_orderings([[0, 1, 2, 3], [2, 1]], n_items=4, kind="top"), ballots)
+    write_preflib(Rankings.from_orderings([list(range(10)), [2]], n_items=10, kind="top"), ballots)
     code, _, err = run(capsys, "cluster", ballots, "-k", 1, "--distance", "footrule")
-    one_line_error(code, err, "lists 2 of 4 items", "--distance footrule")
+    one_line_error(code, err, "lists 1 of 10 items", "362880 completions", "--distance footrule")
 
 
 # --------------------------------------------------------------------------------------------

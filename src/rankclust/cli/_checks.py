@@ -104,18 +104,25 @@ def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]
 
 
 def check_distance_input(path: str, R: Any, distances: list[str]) -> None:
-    """A distance other than Kendall fits complete rankings without ties (a top list may miss
-    one item): refuse the first other row, naming its line of the file."""
+    """A distance other than Kendall fits rankings without ties whose partial rows have at
+    most ``COMPLETION_CAP`` completions each: refuse the first other row, naming its line of
+    the file."""
     others = [d for d in distances if d != "kendall"]
     if not others:
         return
+    from rankclust.models.mallows import COMPLETION_CAP, n_completions
+
     need = f"--distance {others[0]}"
     refuse_ties(path, R, need, others=" (--distance kendall accepts ties)")
     m = R.n_items
-    short = np.flatnonzero(R.lengths < (m - 1 if R.kind == "top" else m))
-    if short.size:
-        i = int(short[0])
-        raise CLIError(
-            f"{where(path, i, R.n_rankings)}: this ranking lists {int(R.lengths[i])} of {m} "
-            f"items; {need} needs complete rankings (--distance kendall fits partial ones)"
-        )
+    lengths = R.lengths
+    short = np.flatnonzero(lengths < m)
+    for t in np.unique(lengths[short]):
+        i = int(short[lengths[short] == t][0])
+        n = n_completions(np.asarray(R.ranks[i]), R.kind)
+        if n > COMPLETION_CAP:
+            raise CLIError(
+                f"{where(path, i, R.n_rankings)}: this ranking lists {int(t)} of {m} items, "
+                f"{n} completions; {need} sums over at most {COMPLETION_CAP} per partial "
+                "ranking (--distance kendall fits any partial ranking)"
+            )

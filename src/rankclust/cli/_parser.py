@@ -294,7 +294,7 @@ def _add_cluster(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="--method mixture: the distance of the Mallows components, one of "
                         "the registered Mallows distances (kendall, the default, fits "
                         "partial and tied rankings; spearman, footrule and the others fit "
-                        "complete rankings)")  # fmt: skip
+                        "rankings without ties, partial ones with at most 8! completions)")  # fmt: skip
 
 
 def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:

@@ -103,7 +103,14 @@ from rankclust.cluster._seeding import (
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
 from rankclust.models import plackett_luce as pl_model
-from rankclust.models.mallows import MALLOWS_DISTANCES, THETA_MAX, bucket_size_counts
+from rankclust.models.mallows import (
+    COMPLETION_CAP,
+    MALLOWS_DISTANCES,
+    THETA_MAX,
+    bucket_size_counts,
+    completions,
+    n_completions,
+)
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
@@ -1231,14 +1238,52 @@ def _tied_coefficients(Ru: Rankings) -> np.ndarray:
 
 @dataclass
 class _DistanceData:
-    """Distinct complete rankings of a mixture under a distance other than Kendall
-    (private); ``orders`` serve the k-means++ seeding, which uses Kendall's statistic."""
+    """Distinct rankings of a mixture under a distance other than Kendall (private).
+
+    ``R`` are the distinct rows (``orders`` serve the k-means++ seeding, which uses Kendall's
+    statistic). ``comp`` holds complete rankings: the rows themselves when all are complete
+    (``owner`` None), else every consistent completion of every row, grouped by row
+    (``owner[c]`` the row of completion c, ``starts`` the first completion of each row).
+    """
 
     R: Rankings
-    ranks: np.ndarray  # (u, m) int64 positions, complete
+    ranks: np.ndarray  # (u, m) the rows' positions (-1 absent)
     w: np.ndarray
     orders: np.ndarray | None
+    comp: Rankings  # complete rankings (the rows, or their completions)
+    comp_ranks: np.ndarray  # (n_c, m) int64 positions of ``comp``
+    owner: np.ndarray | None = None  # (n_c,) row of each completion
+    starts: np.ndarray | None = None  # (u,) first completion of each row
     pairs: None = None
+
+
+def _distance_data(Ru: Rankings) -> _DistanceData:
+    """The distinct rows and, for partial ones, all their completions (within the cap,
+    checked at the input boundary)."""
+    orders = row_orders(Ru.ranks, Ru.lengths)
+    m = Ru.n_items
+    lengths = Ru.lengths
+    if (lengths == m).all():
+        ranks = np.asarray(Ru.ranks, dtype=np.int64)
+        return _DistanceData(
+            R=Ru, ranks=Ru.ranks, w=Ru.weights, orders=orders, comp=Ru, comp_ranks=ranks
+        )
+    blocks = [
+        completions(row, Ru.kind) if t < m else row[None, :].astype(np.int64)
+        for row, t in zip(np.asarray(Ru.ranks, dtype=np.int64), lengths, strict=True)
+    ]
+    sizes = np.array([len(b) for b in blocks], dtype=np.int64)
+    ranks = np.ascontiguousarray(np.concatenate(blocks), dtype=np.int64)
+    return _DistanceData(
+        R=Ru,
+        ranks=Ru.ranks,
+        w=Ru.weights,
+        orders=orders,
+        comp=Rankings._from_trusted(ranks, kind="subset"),
+        comp_ranks=ranks,
+        owner=np.repeat(np.arange(len(blocks)), sizes),
+        starts=np.concatenate([[0], np.cumsum(sizes)[:-1]]),
+    )
 
 
 def _family_distances(family: Any, R: Rankings, centers: np.ndarray) -> np.ndarray:
@@ -1301,10 +1346,10 @@ def _solve_theta(
     return t
 
 
-def _complete_rows_for(R: Rankings, distance: str) -> Rankings:
-    """``R`` as complete rankings for a distance other than Kendall: a top-(m-1) list is
-    completed (its absent item is last); ties and other partial rows are refused, naming the
-    first one."""
+def _check_distance_rows(R: Rankings, distance: str) -> Rankings:
+    """The rows a distance other than Kendall can fit: no ties, and at most
+    ``COMPLETION_CAP`` consistent completions per partial row (its exact likelihood sums
+    over them); the first other row is refused in one line."""
     if R.has_ties.any():
         row = int(np.flatnonzero(R.has_ties)[0])
         raise ValueError(
@@ -1313,20 +1358,20 @@ def _complete_rows_for(R: Rankings, distance: str) -> Rankings:
         )
     m = R.n_items
     lengths = R.lengths
-    short = lengths < (m - 1 if R.kind == "top" else m)
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        raise ValueError(
-            f"R: row {row} ranks {int(lengths[row])} of {m} items; "
-            f"MallowsMixture(distance={distance!r}) fits complete rankings only "
-            "(distance='kendall' fits top-t and subset rankings)"
-        )
-    fill = lengths == m - 1
-    if not fill.any():
+    short = np.flatnonzero(lengths < m)
+    if not short.size:
         return R
-    ranks = np.array(R.ranks, dtype=np.int64)
-    ranks[fill] = np.where(ranks[fill] < 0, m - 1, ranks[fill])
-    return R._replace(ranks=ranks)
+    # the number of completions depends on the length only: one check per length
+    for t in np.unique(lengths[short]):
+        row = int(short[lengths[short] == t][0])
+        n = n_completions(np.asarray(R.ranks[row]), R.kind)
+        if n > COMPLETION_CAP:
+            raise ValueError(
+                f"R: row {row} ranks {int(t)} of {m} items, {n} completions; "
+                f"MallowsMixture(distance={distance!r}) sums over at most {COMPLETION_CAP} "
+                "per partial ranking (distance='kendall' fits any partial ranking)"
+            )
+    return R
 
 
 @_with_restart_doc
@@ -1366,13 +1411,14 @@ class MallowsMixture(_RankingMixture):
         The distance of every component, a key of
         :data:`rankclust.models._MALLOWS_DISTANCES` (``"kendall"``,
         ``"spearman"``, ``"footrule"``, ...). ``"kendall"`` is the model described above
-        (top-t, subset and tied rankings). Any other distance fits **complete** rankings
-        without ties (a top-(m-1) list counts as complete; other partial or tied rows are
-        refused naming the first one): component ``k`` has likelihood
-        ``exp(-theta_k d(pi, sigma_k)) / psi_d(theta_k)`` with the family's exact
-        normaliser; the M-step takes the family's weighted centre estimator with weights
-        ``w_i q_ik`` (accepted only if it lowers ``sum_i w_i q_ik d(pi_i, sigma)``, so EM
-        stays monotone) and the family's dispersion MLE of the weighted mean distance
+        (top-t, subset and tied rankings). Any other distance fits rankings without ties:
+        component ``k`` has likelihood ``exp(-theta_k d(pi, sigma_k)) / psi_d(theta_k)`` with
+        the family's exact normaliser, and a partial row (top-t or subset) the exact sum of
+        it over its consistent completions (at most ``COMPLETION_CAP`` = 8! = 40,320 per
+        row; a row with more, or with ties, is refused naming it). The M-step is EM over
+        the completions: the family's weighted centre estimator with weights
+        ``w_i q_ik P_k(pi | row i)`` (accepted only if it lowers the weighted distance sum,
+        so EM stays monotone) and the family's dispersion MLE of the weighted mean distance
         (``center_method`` applies to Kendall only). Seeding uses Kendall's statistic for
         every distance. In memory only (``backend="numpy"``). See "Other distances" in
         ``docs/mixtures.md``.
@@ -1494,8 +1540,11 @@ class MallowsMixture(_RankingMixture):
     Complexity: O(n m log m) to merge identical rankings, then per iteration
     O(u t^2 K) time for u distinct rankings of length t (statistics and pair counts
     compiled from the orderings) plus the centre steps (O(2^m m K) exact, O(m^2 K) per
-    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Times the
-    iterations of all starts (``init_iter`` per start, plus the continued runs).
+    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Another
+    ``distance``: O(n_c m K) per iteration for the n_c complete rankings (distinct complete
+    rows plus the completions of partial ones; O(n_c m log m K) for Ulam), plus the family's
+    centre estimator per component; O(n_c (m + K)) memory. Times the iterations of all
+    starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -1572,7 +1621,7 @@ class MallowsMixture(_RankingMixture):
         R = super()._check_input(R, reset=reset)
         if self.distance == "kendall":
             return R
-        return _complete_rows_for(R, self.distance)
+        return _check_distance_rows(R, self.distance)
 
     def _dask_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Any, Any]:
         if self.distance != "kendall":
@@ -1583,21 +1632,30 @@ class MallowsMixture(_RankingMixture):
         return super()._dask_blocks(R, sample_weight)
 
     def _distance_loglik(self, data: _DistanceData, params: dict) -> tuple[np.ndarray, Any]:
-        """(u, K) log-likelihoods ``-theta_k d(pi_i, sigma_k) - log psi(theta_k)`` of
-        complete rankings, and the (u, K) distances (kept for the M-step)."""
+        """(u, K) log-likelihoods ``log sum_{pi in E(row)} exp(-theta_k d(pi, sigma_k)) -
+        log psi(theta_k)`` (one term for a complete row), and the by-product for the M-step:
+        the (n_c, K) distances of the completions and, for partial data, the log-probability
+        of each completion given its row."""
         family = MALLOWS_DISTANCES[self.distance]
-        m = data.ranks.shape[1]
-        dists = _family_distances(family, data.R, params["centers"])
-        log_psi = np.array([float(family.log_normalizer(t, m)) for t in params["thetas"]])
-        return -params["thetas"][None, :] * dists - log_psi[None, :], dists
+        thetas = params["thetas"]
+        m = data.comp_ranks.shape[1]
+        dists = _family_distances(family, data.comp, params["centers"])
+        log_psi = np.array([float(family.log_normalizer(t, m)) for t in thetas])
+        a = -thetas[None, :] * dists
+        if data.owner is None:
+            return a - log_psi[None, :], (dists, None)
+        top = np.maximum.reduceat(a, data.starts, axis=0)  # (u, K)
+        row = top + np.log(np.add.reduceat(np.exp(a - top[data.owner]), data.starts, axis=0))
+        return row - log_psi[None, :], (dists, a - row[data.owner])
 
     def _distance_m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
     ) -> tuple[dict, bool]:
         """M-step for a distance other than Kendall (in memory: one block).
 
-        Per component, with row weights ``w_i q_ik``: the family's centre estimator (exact
-        for Spearman and footrule; search for the others), accepted only if it lowers the
+        Per component, with weights ``w_i q_ik`` on the complete rows and
+        ``w_i q_ik P_k(pi | row i)`` on the completions ``pi`` of a partial row (EM over the
+        completions): the family's centre estimator, accepted only if it lowers the
         weighted distance sum (a generalised-EM step), then theta the MLE of the weighted
         mean distance to the centre.
         """
@@ -1605,20 +1663,23 @@ class MallowsMixture(_RankingMixture):
         data, state = blocks.parts[0], states[0]
         m = blocks.n_items
         old = params["centers"]
-        # the E-step's distances are those of the current centres unless a component was
+        # the E-step's by-product belongs to the current parameters unless a component was
         # re-seeded since
-        dists = state.cache
-        if reseeded or dists is None:
-            dists = _family_distances(family, data.R, old)
+        cache = state.cache
+        if reseeded or cache is None:
+            cache = self._distance_loglik(data, params)[1]
+        dists, log_post = cache
         centers = old.copy()
         thetas = np.empty(len(old))
         changed = False
         for k in range(len(old)):
             wk = data.w * state.resp[:, k]
+            if data.owner is not None:
+                wk = wk[data.owner] * np.exp(log_post[:, k])
             d = dists[:, k]
-            new = _family_center(family, data.ranks, wk, old[k])
+            new = _family_center(family, data.comp_ranks, wk, old[k])
             if not np.array_equal(new, old[k]):
-                d_new = _family_distances(family, data.R, new[None, :])[:, 0]
+                d_new = _family_distances(family, data.comp, new[None, :])[:, 0]
                 cost_old, cost_new = wk @ d, wk @ d_new
                 if cost_new < cost_old - 1e-12 * max(1.0, abs(cost_old)):
                     centers[k], d, changed = new, d_new, True
@@ -1630,12 +1691,7 @@ class MallowsMixture(_RankingMixture):
     # ---------------------------------------------------------------- model pieces
     def _prepare(self, Ru: Rankings) -> _MallowsData:
         if self.distance != "kendall":
-            return _DistanceData(
-                R=Ru,
-                ranks=np.asarray(Ru.ranks, dtype=np.int64),
-                w=Ru.weights,
-                orders=row_orders(Ru.ranks, Ru.lengths),
-            )
+            return _distance_data(Ru)
         u, m = Ru.shape
         orders = row_orders(Ru.ranks, Ru.lengths)
         pairs = None
