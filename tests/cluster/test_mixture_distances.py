@@ -453,3 +453,20 @@ def test_kendall_only_inference_refuses_other_distances():
         mixture_standard_errors(mix, R)
     with pytest.raises(ValueError, match="distance='kendall', not 'spearman'"):
         goodness_of_fit(mix, R)
+
+
+def test_cli_lrt_with_one_distance_and_refusals(capsys, tmp_path):
+    import json
+
+    from tests._cli import one_line_error, run
+
+    path, js = _soc(tmp_path, "footrule", n=80, m=4), tmp_path / "lrt.json"
+    code, _, err = run(capsys, "select-k", path, "--ks", "1..2", "--distance", "footrule",
+                       "--lrt", 3, "--n-init", 2, "--random-state", 0, "--json", js, "-q")  # fmt: skip
+    assert code == 0, err
+    got = json.loads(js.read_text())
+    assert got["params"]["distance"] == "footrule" and len(got["lrt"]) == 1
+    code, _, err = run(capsys, "select-k", path, "--distance", "footrule,spearman", "--lrt", 3)
+    one_line_error(code, err, "--lrt", "one --distance")
+    code, _, err = run(capsys, "cluster", path, "-k", 2, "--distance", "spearman", "--ci", 5)
+    one_line_error(code, err, "--ci", "kendall only")
