@@ -1376,7 +1376,8 @@ def _check_distance_rows(R: Rankings, distance: str) -> Rankings:
 
 @_with_restart_doc
 class MallowsMixture(_RankingMixture):
-    """Mixture of Kendall-Mallows models for heterogeneous (partial) rankings, fitted by EM.
+    """Mixture of Mallows models (Kendall's distance, or another) for heterogeneous (partial)
+    rankings, fitted by EM.
 
     Component ``k`` has a central ranking ``sigma_k``, a dispersion ``theta_k`` and a weight
     ``c_k``. A ranking ``pi`` of length ``t`` has likelihood
