@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 
+import numba
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -106,47 +107,72 @@ def distance_variance(theta: float, m: int) -> float:
     return counts.moments(log_c, support, theta)[1]
 
 
-def _uniform_at_half_distance(
-    m: int, r: int, table: np.ndarray, rng: np.random.RandomState
-) -> np.ndarray:
-    """A uniform permutation (``sigma[j]`` = value of argument j) with footrule ``2 r``."""
-    sigma = np.empty(m, dtype=np.int64)
-    open_args: list[int] = []
-    open_vals: list[int] = []
-    k = 0
-    for i in range(m):
-        s = m - i
-        here = table[s, k, r]
-        choices = []
-        probs = []
-        for k2, ways in ((k + 1, 1), (k, 2 * k + 1), (k - 1, k * k)):
-            if k2 < 0 or ways == 0 or k2 >= table.shape[1] or r - k2 < 0:
-                continue
-            lp = np.log(ways) + table[s - 1, k2, r - k2] - here
-            if np.isfinite(lp):
-                choices.append(k2)
-                probs.append(np.exp(lp))
-        p = np.asarray(probs)
-        k2 = choices[rng.choice(len(choices), p=p / p.sum())]
-        if k2 == k + 1:
-            open_args.append(i)
-            open_vals.append(i)
-        elif k2 == k:
-            u = rng.randint(2 * k + 1)
-            if u == 2 * k:
-                sigma[i] = i
-            elif u < k:
-                sigma[i] = open_vals.pop(u)
-                open_vals.append(i)
+def _draw_permutations(table, halves, u, out):  # pragma: no cover - compiled below
+    """Uniform permutations (``out[n, j]`` = value of argument j) with footrule ``2 halves[n]``.
+
+    Walks the completion table forwards (module docstring); ``u`` holds 2 uniforms per step:
+    one picks the transition ``k -> k'``, the other one of its ways. The open arguments and
+    values are kept in unordered arrays (a uniform pick does not depend on their order).
+    """
+    n_draws, m = out.shape
+    kdim = table.shape[1]
+    open_args = np.empty(m, dtype=np.int64)
+    open_vals = np.empty(m, dtype=np.int64)
+    cand = np.empty(3, dtype=np.int64)
+    prob = np.empty(3)
+    for n in range(n_draws):
+        r = halves[n]
+        k = 0
+        for i in range(m):
+            s = m - i
+            here = table[s, k, r]
+            n_cand = 0
+            total = 0.0
+            for c in range(3):
+                k2 = k + 1 - c
+                ways = 1 if c == 0 else (2 * k + 1 if c == 1 else k * k)
+                if k2 < 0 or k2 >= kdim or ways == 0 or r - k2 < 0:
+                    continue
+                lp = np.log(ways) + table[s - 1, k2, r - k2] - here
+                if lp > -np.inf:
+                    cand[n_cand] = k2
+                    prob[n_cand] = np.exp(lp)
+                    total += prob[n_cand]
+                    n_cand += 1
+            thresh = u[n, 2 * i] * total
+            acc = 0.0
+            k2 = cand[n_cand - 1]
+            for c in range(n_cand):
+                acc += prob[c]
+                if acc > thresh:
+                    k2 = cand[c]
+                    break
+            x = u[n, 2 * i + 1]
+            if k2 == k + 1:
+                open_args[k] = i
+                open_vals[k] = i
+            elif k2 == k:
+                w = min(int(x * (2 * k + 1)), 2 * k)
+                if w == 2 * k:
+                    out[n, i] = i
+                elif w < k:
+                    out[n, i] = open_vals[w]
+                    open_vals[w] = i
+                else:
+                    out[n, open_args[w - k]] = i
+                    open_args[w - k] = i
             else:
-                sigma[open_args.pop(u - k)] = i
-                open_args.append(i)
-        else:
-            sigma[i] = open_vals.pop(rng.randint(k))
-            sigma[open_args.pop(rng.randint(k))] = i
-        k = k2
-        r -= k
-    return sigma
+                w = min(int(x * k * k), k * k - 1)
+                a, b = w // k, w % k
+                out[n, i] = open_vals[a]
+                out[n, open_args[b]] = i
+                open_vals[a] = open_vals[k - 1]
+                open_args[b] = open_args[k - 1]
+            k = k2
+            r -= k
+
+
+_nb_draw_permutations = numba.njit(_draw_permutations, cache=True)
 
 
 def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomState) -> np.ndarray:
@@ -154,7 +180,7 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
 
     The distance by its exact pmf, then a uniform permutation at that distance (module
     docstring), composed with the centre: ``pi = sigma[center]``, so
-    ``d_F(pi, center) = d_F(sigma, identity)``. O(size m^2) time.
+    ``d_F(pi, center) = d_F(sigma, identity)``. O(size m) time after the table.
     """
     center = np.asarray(center, dtype=np.int64)
     m = center.shape[0]
@@ -163,12 +189,11 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
         out[:] = center
         return out
     support, log_c = distance_distribution(m)
-    table = _completion_table(m)
     idx = counts.sample_distances(log_c, support, theta, size, rng)
-    for n in range(size):
-        sigma = _uniform_at_half_distance(m, int(support[idx[n]]) // 2, table, rng)
-        out[n] = sigma[center]
-    return out
+    halves = (support[idx] // 2).astype(np.int64)
+    sigma = np.empty((size, m), dtype=np.int64)
+    _nb_draw_permutations(_completion_table(m), halves, rng.random_sample((size, 2 * m)), sigma)
+    return sigma[:, center]
 
 
 def estimate_center(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:

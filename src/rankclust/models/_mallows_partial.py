@@ -10,7 +10,8 @@ A partial ranking (no ties) stands for the set ``E(sigma)`` of its consistent co
 Likelihood: ``P(E(sigma)) = sum_{pi in E(sigma)} exp(-theta d(pi, c)) / Z_m(theta)``, computed
 **exactly** by enumerating ``E(sigma)`` when it has at most :data:`COMPLETION_CAP` (8! = 40320)
 members; a row with more raises ``ValueError`` (no exact marginal is known for these distances).
-Identical rows are evaluated once.
+Identical rows are evaluated once; a row consistent with every permutation (a subset
+ranking of at most one item, an empty top list) has likelihood 1 and is skipped.
 
 Fit (:func:`fit_em`): EM over the completions. E-step: every completion of a partial row gets
 the conditional probability ``∝ exp(-theta d(pi, c))``; M-step: the family's weighted
@@ -19,7 +20,8 @@ generic solver), which maximises the expected complete-data log-likelihood, so t
 likelihood never decreases when the centre step is exact. Start: the E-step at theta = 0
 (every completion equally likely). Stop: centre unchanged and ``|delta theta| <= max(tol, EM_RTOL theta)``.
 
-Above the cap the E-step is Monte Carlo (MCEM, the data augmentation MSmix uses for Spearman,
+Above the cap (or once the exact E-step would hold more than :data:`EM_TOTAL_CAP` completions
+in all, for the rows with the most completions) the E-step is Monte Carlo (MCEM, the data augmentation MSmix uses for Spearman,
 Crispino et al. 2023): each such row carries :data:`MC_DRAWS` completions drawn by a
 Metropolis chain on its completion set (moves: swap two unranked items; for subset rows also
 swap an unranked item with a ranked one when no other ranked item lies between them, which
@@ -45,6 +47,9 @@ from rankclust.rankings import Rankings
 
 #: Largest number of completions of one row enumerated exactly (8!).
 COMPLETION_CAP = 40320
+#: Largest number of completions (over all distinct rows) the exact E-step holds; above it
+#: the rows with the most completions get the Monte Carlo E-step.
+EM_TOTAL_CAP = 2_000_000
 #: Monte Carlo E-step above the cap: draws per row, burn-in sweeps.
 MC_DRAWS = 50
 MC_BURN_IN = 20
@@ -126,14 +131,19 @@ def loglik_rows(
     full = R.lengths >= m - 1  # (a top list missing one item is complete)
     if R.kind != "top":
         full = R.lengths == m
-    out = np.empty(R.n_rankings)
+    out = np.zeros(R.n_rankings)  # uninformative rows (every completion allowed): log 1
     if full.any():
         out[full] = -theta * family.distances(R[np.flatnonzero(full)], center) - log_z
-    if full.all():
-        return out
-    rows = np.flatnonzero(~full)
-    out[rows] = _partial_loglik(R[rows], family, center, theta, log_z, rows)
+    rows = np.flatnonzero(~full & _informative(R))
+    if rows.size:
+        out[rows] = _partial_loglik(R[rows], family, center, theta, log_z, rows)
     return out
+
+
+def _informative(R: Rankings) -> np.ndarray:
+    """Rows whose completions are not all permutations (``P(E) < 1``): a subset ranking of
+    at least 2 items, a top list of at least 1."""
+    return R.lengths >= (1 if R.kind == "top" else 2)
 
 
 def _partial_loglik(
@@ -162,26 +172,31 @@ def _m_step(
 
 
 def _swap_moves(rows: np.ndarray, kind: str, state: np.ndarray, rng: np.random.RandomState):
-    """One proposal per chain: swap the positions of two items keeping the row consistent."""
+    """One proposal per chain: swap the positions of two items keeping the row consistent.
+
+    ``kind="top"``: two unranked items. ``"subset"``: an unranked item and any other item,
+    kept only when no ranked item lies strictly between their positions (otherwise the chain
+    stays put). Symmetric proposals, vectorised over the chains.
+    """
     n, m = state.shape
+    absent = rows < 0
+    keys = np.where(absent, rng.random_sample((n, m)), -1.0)
+    order = np.argsort(-keys, axis=1)
+    i = order[:, 0]
+    if kind == "top":
+        j = order[:, 1]
+        ok = absent.sum(axis=1) >= 2
+    else:
+        j = rng.randint(m, size=n)
+        ar = np.arange(n)
+        lo = np.minimum(state[ar, i], state[ar, j])[:, None]
+        hi = np.maximum(state[ar, i], state[ar, j])[:, None]
+        blocked = ((state > lo) & (state < hi) & ~absent).any(axis=1)
+        ok = (j != i) & (absent[ar, j] | ~blocked) & absent[ar, i]
     prop = state.copy()
-    for a in range(n):
-        absent = np.flatnonzero(rows[a] < 0)
-        if kind == "top":
-            if len(absent) < 2:
-                continue
-            i, j = rng.choice(absent, 2, replace=False)
-        else:
-            i = absent[rng.randint(len(absent))]
-            j = rng.randint(m)
-            if j == i:
-                continue
-            if rows[a, j] >= 0:
-                lo, hi = sorted((state[a, i], state[a, j]))
-                between = (state[a] > lo) & (state[a] < hi) & (rows[a] >= 0)
-                if between.any():
-                    continue
-        prop[a, i], prop[a, j] = state[a, j], state[a, i]
+    ar = np.flatnonzero(ok)
+    prop[ar, i[ok]] = state[ar, j[ok]]
+    prop[ar, j[ok]] = state[ar, i[ok]]
     return prop
 
 
@@ -242,10 +257,23 @@ def fit_em(
     m = R.n_items
     uniq, _, inverse = _distinct(R)
     wu = np.bincount(inverse, weights=w, minlength=len(uniq))
+    # rows consistent with every permutation have likelihood 1 whatever the parameters and
+    # are dropped (the same maximiser); kept only when nothing else is left
     keep = wu > 0
+    informative = (uniq >= 0).sum(axis=1) >= (1 if R.kind == "top" else 2)
+    if (keep & informative).any():
+        keep &= informative
     uniq, wu = uniq[keep], wu[keep]
-    sizes = np.array([n_completions(row, R.kind) for row in uniq])
-    exact = sizes <= COMPLETION_CAP
+    sizes = np.array([n_completions(row, R.kind) for row in uniq], dtype=object)
+    exact = np.array([n <= COMPLETION_CAP for n in sizes], dtype=bool)
+    # bound the memory of the exact E-step: the largest rows go Monte Carlo first
+    by_size = sorted(np.flatnonzero(exact), key=lambda u: -sizes[u])
+    total = sum(int(sizes[u]) for u in by_size)
+    for u in by_size:
+        if total <= EM_TOTAL_CAP:
+            break
+        exact[u] = False
+        total -= int(sizes[u])
     comp = [completions(row, R.kind) for row in uniq[exact]]
     owner = np.repeat(np.arange(len(comp)), [len(c) for c in comp])
     pos_exact = np.concatenate(comp) if comp else np.empty((0, m), dtype=np.int64)

@@ -1140,8 +1140,8 @@ class Mallows(ValidatedParamsMixin, BaseEstimator):
       expanded data.
 
     * Other distances: complete data -- the family's exact centre and the root of
-      ``E_theta d = mean d``; partial data -- EM over the completions (every iteration
-      increases the likelihood); ``logpdf`` exact.
+      ``E_theta d = mean d``; partial data -- EM over the completions (with the exact
+      E-step every iteration increases the likelihood); ``logpdf`` exact.
 
     Complexity: fit O(n m^2 + consensus) for complete/top data (consensus O(2^m m) exact,
     O(m^2) per local-search sweep), times the number of EM iterations for subset data;
