@@ -352,3 +352,141 @@ def test_warm_start_descends_from_init_and_exact_ignores_it(metric, neighbours):
         assert all(cost(metric, R, w, c) >= here - 1e-9 for c in neighbours(center))
         exact = MODELS[metric].estimate_center(R, w, exact=True, init=init)
         assert cost(metric, R, w, exact) == pytest.approx(brute_center_cost(metric, R, w))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("m", [3, 7, 12])
+def test_log_distance_counts_agree_with_the_normaliser(metric, m):
+    lc = MODELS[metric].log_distance_counts(m)
+    assert np.exp(lc - math.lgamma(m + 1)).sum() == pytest.approx(1.0, rel=1e-12)
+    for theta in [0.0, 0.8, 5.0]:
+        d = np.arange(lc.shape[0])
+        expected = np.log(np.exp(lc - theta * d).sum())
+        assert MODELS[metric].log_normalizer(theta, m) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("m", [4, 7])
+def test_theta_mle_is_the_root_of_expected_distance_and_maximises_the_brute_force_likelihood(
+    metric, m
+):
+    """For a known centre the likelihood's maximiser over theta (normaliser by enumeration)
+    solves E_theta d = mean distance, with this module's expected_distance."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    center = np.random.default_rng(m).permutation(m)
+    draws = MODELS[metric].sample(center, 1.1, 400, np.random.RandomState(m))
+    mean_d = dist(metric, draws, center).mean()
+    d_all = dist(metric, all_perms(m), center)
+
+    def neg_loglik(theta):
+        return theta * mean_d + math.log(np.exp(-theta * d_all).sum())
+
+    best = minimize_scalar(
+        neg_loglik, bounds=(0.0, 20.0), method="bounded", options={"xatol": 1e-10}
+    )
+    root = brentq(
+        lambda t: MODELS[metric].expected_distance(t, m) - mean_d, 1e-9, 20.0, xtol=1e-13
+    )
+    assert root == pytest.approx(best.x, abs=1e-6)
+    assert abs(root - 1.1) < 0.25  # and it estimates the theta the data came from
+
+
+# --------------------------------------------------------------------------------------------
+# kernels against pure-Python references
+# --------------------------------------------------------------------------------------------
+def rsk(word):
+    """Robinson-Schensted row insertion: (P, Q) as lists of rows."""
+    P, Q = [], []
+    for k, x in enumerate(word):
+        r = 0
+        while True:
+            if r == len(P):
+                P.append([x])
+                Q.append([k])
+                break
+            row = P[r]
+            bigger = [i for i, y in enumerate(row) if y > x]
+            if not bigger:
+                row.append(x)
+                Q[r].append(k)
+                break
+            i = bigger[0]
+            row[i], x = x, row[i]
+            r += 1
+    return P, Q
+
+
+def as_array(T, m):
+    out = np.zeros((m, m), dtype=np.int64)
+    for i, row in enumerate(T):
+        out[i, : len(row)] = row
+    return out
+
+
+def test_inverse_rsk_inverts_python_rsk_and_shape_gives_the_lis():
+    rng = np.random.default_rng(0)
+    for m in [1, 2, 5, 9, 30]:
+        for _ in range(20):
+            word = rng.permutation(m)
+            P, Q = rsk(word.tolist())
+            shape = np.zeros(m, dtype=np.int64)
+            shape[: len(P)] = [len(r) for r in P]
+            out = np.empty(m, dtype=np.int64)
+            bufs = [np.zeros(m, dtype=np.int64) for _ in range(3)]
+            _mallows_ulam._nb_inverse_rsk(shape, as_array(P, m), as_array(Q, m), *bufs, out)
+            np.testing.assert_array_equal(out, word)
+            # Schensted: the first row is the longest increasing subsequence
+            lis = m - DISTANCES["ulam"](Rankings(word[None, :]), np.arange(m))[0]
+            assert len(P[0]) == lis
+
+
+def test_hook_walk_draws_uniform_standard_young_tableaux():
+    from rankclust._kernel_random import xoshiro_state
+
+    shape = np.array([3, 2, 1, 0, 0, 0], dtype=np.int64)  # f = 6! / (5*3*1*3*1*1) = 16
+    m = 6
+    state = xoshiro_state(7)
+    cur, conj = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    seen = {}
+    n = 16000
+    for _ in range(n):
+        T = np.zeros((m, m), dtype=np.int64)
+        _mallows_ulam._nb_hook_walk(shape, state, cur, conj, T)
+        rows = [T[i, : shape[i]].tolist() for i in range(3)]
+        assert sorted(itertools.chain(*rows)) == list(range(6))
+        assert all(r == sorted(r) for r in rows)  # rows increase
+        assert all(T[i, j] < T[i + 1, j] for i in range(2) for j in range(shape[i + 1]))
+        key = tuple(map(tuple, rows))
+        seen[key] = seen.get(key, 0) + 1
+    assert len(seen) == 16
+    assert chisquare(list(seen.values())).pvalue > 1e-4
+
+
+def test_cayley_same_cycle_kernel_matches_python():
+    rng = np.random.default_rng(3)
+    m, n = 7, 40
+    A = np.array([rng.permutation(m) for _ in range(n)])
+    w = rng.uniform(size=n)
+    center = rng.permutation(m)
+    S = np.zeros((m, m))
+    _mallows_cayley._nb_same_cycle_weights(A, np.argsort(center), w, S)
+    ref = np.zeros((m, m))
+    order = np.argsort(center)
+    for a, wi in zip(A, w, strict=True):
+        cycle_of = {}
+        for j in range(m):
+            x, members = j, []
+            while x not in members:
+                members.append(x)
+                x = int(order[a[x]])
+            cycle_of[j] = frozenset(members)
+        for u, v in itertools.combinations(range(m), 2):
+            ref[u, v] += wi * (cycle_of[u] == cycle_of[v])
+    np.testing.assert_allclose(S, ref)
+    # and the cost change of swapping u, v is W - 2 S[u, v]
+    base = cost("cayley", A, w, center)
+    for u, v in [(0, 1), (2, 6), (3, 5)]:
+        c = center.copy()
+        c[[u, v]] = c[[v, u]]
+        assert cost("cayley", A, w, c) - base == pytest.approx(w.sum() - 2 * S[u, v])

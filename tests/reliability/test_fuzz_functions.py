@@ -93,6 +93,7 @@ def test_scalar_distances(a, b, kind):
         "footrule_distance",
         "cayley_distance",
         "hamming_distance",
+        "ulam_distance",
     ):
         status, d = outcome(f"distances.{name}", getattr(D, name), a, b, kind=kind)
         if status == "ok":

@@ -34,7 +34,6 @@ Probability* 20, 1-35.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -44,7 +43,12 @@ import numpy as np
 from rankclust._compiled import cayley_pair
 from rankclust.consensus import generalized_borda
 from rankclust.models import _mallows_hamming
-from rankclust.models._mallows_counts import check_m, check_theta, weighted_unique_rows
+from rankclust.models._mallows_counts import (
+    all_orders,
+    check_m,
+    check_theta,
+    weighted_unique_rows,
+)
 from rankclust.rankings import Rankings
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "distance_variance",
     "estimate_center",
     "expected_distance",
+    "log_distance_counts",
     "log_normalizer",
     "sample",
 ]
@@ -190,6 +195,30 @@ def distance_counts(m: int) -> list[int]:
     for j in range(1, m):
         poly = [a + j * b for a, b in zip([*poly, 0], [0, *poly], strict=True)]
     return poly
+
+
+def log_distance_counts(m: int) -> np.ndarray:
+    """``log N_m(d)`` for ``d = 0..m-1`` (``m >= 1``): the log of :func:`distance_counts`.
+
+    Parameters
+    ----------
+    m : int
+        Number of items, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+
+    Notes
+    -----
+    Complexity: O(m^2) big-integer operations, O(m) memory.
+
+    Examples
+    --------
+    >>> np.exp(log_distance_counts(3)).round(6).tolist()
+    [1.0, 3.0, 2.0]
+    """
+    return np.array([math.log(c) for c in distance_counts(m)], dtype=np.float64)
 
 
 def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomState) -> np.ndarray:
@@ -386,7 +415,7 @@ def estimate_center(
     results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
     center, cost = min(results, key=lambda r: r[1])
     if exact:
-        orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+        orders = all_orders(m)
         best = np.argsort(center).astype(np.int64)
         _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
         center = np.argsort(best).astype(np.int64)

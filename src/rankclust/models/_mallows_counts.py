@@ -22,6 +22,8 @@ dense over ``d = 0..D`` with ``-inf`` for empty distances (:func:`log_moments`,
 
 from __future__ import annotations
 
+import functools
+import itertools
 import numbers
 from typing import Any
 
@@ -29,6 +31,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = [
+    "all_orders",
     "check_m",
     "check_theta",
     "dense_distance_pmf",
@@ -162,3 +165,14 @@ def weighted_unique_rows(ranks: np.ndarray, weights: np.ndarray) -> tuple[np.nda
     uniq, inv = np.unique(ranks[keep], axis=0, return_inverse=True)
     w = np.bincount(inv.ravel(), weights=weights[keep], minlength=uniq.shape[0])
     return np.ascontiguousarray(uniq), w
+
+
+@functools.lru_cache(maxsize=4)
+def all_orders(m: int) -> np.ndarray:
+    """Every ordering of ``0..m-1`` (lexicographic), shape (m!, m), read-only; cached.
+
+    Complexity: O(m! m) time and memory.
+    """
+    out = np.array(list(itertools.permutations(range(m))), dtype=np.int64).reshape(-1, m)
+    out.setflags(write=False)
+    return out

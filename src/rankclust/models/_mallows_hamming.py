@@ -42,6 +42,7 @@ __all__ = [
     "distance_variance",
     "estimate_center",
     "expected_distance",
+    "log_distance_counts",
     "log_normalizer",
     "sample",
 ]
@@ -85,6 +86,30 @@ def distance_counts(m: int) -> list[int]:
     [1, 0, 6, 8, 9]
     """
     return list(_counts(check_m(m)))
+
+
+def log_distance_counts(m: int) -> np.ndarray:
+    """``log N_m(d)`` for ``d = 0..m`` (``-inf`` at ``d = 1``), read-only, cached per ``m``.
+
+    Parameters
+    ----------
+    m : int
+        Number of items, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (m + 1,)
+
+    Notes
+    -----
+    Complexity: O(m) big-integer operations (cached), O(m) memory.
+
+    Examples
+    --------
+    >>> np.exp(log_distance_counts(3)).round(6).tolist()
+    [1.0, 0.0, 3.0, 2.0]
+    """
+    return _log_counts(check_m(m))
 
 
 def log_normalizer(theta: Any, m: int) -> Any:

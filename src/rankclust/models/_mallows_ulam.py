@@ -39,7 +39,6 @@ generalized Mallows models. *Journal of Statistical Software* 71(12) (Ulam-Mallo
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from typing import Any
 
@@ -50,6 +49,7 @@ from rankclust._compiled import ulam_pair
 from rankclust._kernel_random import xoshiro_state, xoshiro_uniform
 from rankclust.consensus import generalized_borda
 from rankclust.models._mallows_counts import (
+    all_orders,
     check_m,
     check_theta,
     dense_distance_pmf,
@@ -614,7 +614,7 @@ def estimate_center(
     results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
     center, cost = min(results, key=lambda r: r[1])
     if exact:
-        orders = np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+        orders = all_orders(m)
         best = np.argsort(center).astype(np.int64)
         _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
         center = np.argsort(best).astype(np.int64)
