@@ -108,13 +108,113 @@ def test_select_k_pairs_by_bic(capsys, pairs_file, tmp_path):
     assert "best K=2 by BIC" in out
 
 
+def _figure(path: Path):
+    """The PNG's pixel array (the figure was written and is an image)."""
+    import matplotlib.image as mpimg
+
+    assert path.is_file(), path
+    img = mpimg.imread(path)
+    assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
+    return img
+
+
+def test_cluster_pairs_writes_figures(capsys, pairs_file, tmp_path):
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 2,
+                       "--random-state", 0, "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    assert sorted(p.name for p in figs.iterdir()) == ["pairwise_by_cluster.png", "worths.png"]
+    for p in figs.iterdir():
+        _figure(p)
+    assert "pairwise_by_cluster.png" in err  # reported as written
+    one = tmp_path / "one"
+    code, _, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 1,
+                       "--plots", one)  # fmt: skip
+    assert code == 0, err
+    assert sorted(p.name for p in one.iterdir()) == ["pairwise_by_cluster.png", "worths.png"]
+
+
+def test_select_k_pairs_writes_the_bic_figure(capsys, pairs_file, tmp_path):
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "select-k", pairs_file, "--format", "pairs", "--ks", "1..3",
+                       "--random-state", 0, "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    names = sorted(p.name for p in figs.iterdir())
+    assert names == ["model_selection.png", "pairwise_by_cluster.png", "worths.png"]
+    _figure(figs / "model_selection.png")
+
+
+def test_cluster_pairs_ci_bootstraps_the_assessors(capsys, pairs_file, tmp_path):
+    js, figs = tmp_path / "ci.json", tmp_path / "figs"
+    argv = ["cluster", pairs_file, "--format", "pairs", "-k", 2, "--random-state", 0,
+            "--ci", 8, "--ci-level", 0.9]  # fmt: skip
+    code, out, err = run(capsys, *argv, "--json", js, "--plots", figs)
+    assert code == 0, err
+    assert "Intervals: 8 nonparametric bootstrap replicates (assessors resampled), 90%" in out
+    assert "of the assessors keep their cluster" in out
+    res = json.loads(js.read_text())
+    ci = res["intervals"]
+    assert ci["unit"] == "assessors" and ci["n_boot"] == 8 and ci["level"] == 0.9
+    assert len(ci["components"]) == 2
+    for c, cluster in zip(ci["components"], res["clusters"], strict=True):
+        p = c["proportion"]
+        assert p["low"] <= p["estimate"] <= p["high"] and p["estimate"] == cluster["weight"]
+        assert [e["estimate"] for e in c["scores"]] == [
+            pytest.approx(cluster["scores"][x]) for x in res["items"]
+        ]
+    # two clear groups: every assessor keeps its cluster
+    assert ci["membership_stability"]["share_stable"] == 1.0
+    # the Louis standard errors of the mixture, in the JSON without --ci too
+    se = res["standard_errors"]
+    assert len(se["weights"]) == 2 and se["weights"][0] == pytest.approx(se["weights"][1])
+    assert set(se["scores"][0]) == {"apple", "banana", "cherry", "date"}
+    assert (figs / "worths.png").is_file()
+    code, out2, _ = run(capsys, *argv)  # the same seed prints the same intervals
+    assert code == 0 and out2 == out
+
+
+def test_k1_ci_adds_wald_intervals(capsys, pairs_file, tmp_path):
+    js = tmp_path / "k1.json"
+    code, out, err = run(capsys, "cluster", pairs_file, "--format", "pairs", "-k", 1,
+                         "--random-state", 0, "--ci", 6, "--json", js)  # fmt: skip
+    assert code == 0, err
+    assert "Wald intervals of the log-worths" in out
+    res = json.loads(js.read_text())
+    wald = res["intervals"]["wald"]["scores"]
+    assert [w["standard_error"] for w in wald] == pytest.approx(
+        [res["standard_errors"][x] for x in res["items"]]
+    )
+
+
+def test_select_k_pairs_ci(capsys, pairs_file, tmp_path):
+    js = tmp_path / "s.json"
+    code, out, err = run(capsys, "select-k", pairs_file, "--format", "pairs", "--ks", "1..3",
+                         "--random-state", 0, "--ci", 5, "--json", js)  # fmt: skip
+    assert code == 0, err
+    res = json.loads(js.read_text())
+    assert res["best_k"] == 2 and len(res["intervals"]["components"]) == 2
+    assert "Intervals: 5 nonparametric bootstrap replicates" in out
+
+
+def test_pairs_figures_are_left_out_for_many_items(capsys, tmp_path):
+    f = tmp_path / "many.csv"
+    rows = [f"a{i % 7},i{i % 70},i{(i + 1) % 70}" for i in range(140)]
+    f.write_text("assessor,winner,loser\n" + "\n".join(rows) + "\n")
+    figs = tmp_path / "figs"
+    code, _, err = run(capsys, "cluster", f, "--format", "pairs", "-k", 2, "--random-state", 0,
+                       "--plots", figs)  # fmt: skip
+    assert code == 0, err
+    assert "no worths figure for 70 items" in err and "no pairwise figure for 70 items" in err
+    assert not figs.exists() or not any(figs.iterdir())
+
+
 @pytest.mark.parametrize(
     "argv,fragments",
     [
         (["--method", "mixture"], ["--method mixture", "bt-mixture"]),
-        (["--ci", "10"], ["--ci:"]),
+        (["--ci-level", "0.9"], ["--ci-level:", "--ci B"]),
+        (["--n-jobs", "2"], ["--n-jobs:", "--ci B"]),
         (["--kind", "top"], ["--kind:"]),
-        (["--plots", "figs"], ["--plots:", "--json"]),
         (["-k", "11"], ["-k: K=11", "10"]),
         (["--set", "nope=1"], ["--set nope=...", "BradleyTerryMixture"]),
     ],

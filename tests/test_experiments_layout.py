@@ -170,6 +170,10 @@ RENDERS = {
         ["studies/label_ranking_sushi_demographics.py", "--report"],
         False,
     ),
+    "studies/results/item_covariates_sushi.md": (
+        ["studies/item_covariates_sushi.py", "--report"],
+        False,
+    ),
     # the hand-written analysis follows the rendered tables
     "cheng2009/results/label_ranking_cheng2009.md": (
         [

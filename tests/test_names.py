@@ -100,6 +100,7 @@ def _ranking_cases() -> dict[str, object]:
     )
     from rankclust.models.mallows import Mallows
     from rankclust.models.plackett_luce import PlackettLuce
+    from rankclust.models.plackett_luce_covariates import ItemCovariatePlackettLuce
 
     return {
         "ChainKMeans": lambda: ChainKMeans(3, n_init=2, random_state=0),
@@ -109,6 +110,7 @@ def _ranking_cases() -> dict[str, object]:
         "RestrictedLengthMixture": lambda: RestrictedLengthMixture(),
         "Mallows": lambda: Mallows(),
         "PlackettLuce": lambda: PlackettLuce(),
+        "ItemCovariatePlackettLuce": lambda: ItemCovariatePlackettLuce(),
     }
 
 

@@ -16,11 +16,15 @@ was rendered on:
 * uncertainty (``--only uncertainty`` renders just these): the worths of the APA 1980
   Plackett-Luce mixture with K = 3 (all 15,449 ballots) with 95 % bootstrap intervals, and
   the position probabilities of the central rankings of the Mallows mixture with K = 2 on the
-  shipped "glass" label rankings (200 non-parametric replicates each).
+  shipped "glass" label rankings (200 non-parametric replicates each);
+* pairwise comparisons (``--only pairs``): BayesMallows' ``beach_preferences`` (60 assessors,
+  15 beaches): BIC of the Bradley-Terry mixture for K = 1..4, then at the chosen K each
+  cluster's win proportions and log-worths with 95 % Wald intervals (the mixture's observed
+  information, :func:`rankclust.inference.mixture_standard_errors`).
 
 Data (PrefLib) are read from ``$RANKCLUST_DATA`` or ``../shared/data`` beside the repository.
-Usage: ``python tools/figure_gallery.py [--out docs/figures] [--only uncertainty]``; about one
-minute.
+Usage: ``python tools/figure_gallery.py [--out docs/figures] [--only uncertainty|pairs]``; about
+one minute.
 """
 
 from __future__ import annotations
@@ -49,11 +53,13 @@ from rankclust.cluster import (
     select_k,
 )
 from rankclust.datasets import load_label_ranking, make_mallows_mixture
-from rankclust.inference import bootstrap
-from rankclust.io import read_preflib, read_rankings
+from rankclust.inference import bootstrap, mixture_standard_errors
+from rankclust.io import read_bayesmallows_pairs, read_preflib, read_rankings
+from rankclust.pairwise import BradleyTerryMixture
 from rankclust.plotting import (
     plot_bic,
     plot_central_rankings,
+    plot_comparison_matrices,
     plot_feature_clusters,
     plot_pairwise_matrices,
     plot_position_probabilities,
@@ -68,6 +74,7 @@ APA_1998 = "apa_elections_1998_2009/00028-00000001.soi"
 MEATH = "irish_election_2002/00001-00000003.soi"
 DUBLIN_NORTH = "irish_election_2002/00001-00000001.soi"
 APA_1980 = "apa_1980/d_apa_orderings.csv"
+BEACH = "bayesmallows_misc/beach_preferences.csv"
 DPI = 110
 
 
@@ -123,10 +130,30 @@ def uncertainty_figures(out: Path, written: list) -> None:
          out, "glass_position_probabilities.png", written)  # fmt: skip
 
 
+def pairs_figures(out: Path, written: list) -> None:
+    """beach_preferences: BIC against K, then the chosen mixture's win proportions and
+    log-worths with Wald intervals."""
+    C = read_bayesmallows_pairs(DATA / BEACH)
+    rows, models = [], {}
+    for k in range(1, 5):
+        models[k] = BradleyTerryMixture(n_components=k, random_state=0).fit(C)
+        rows.append({"k": k, "bic": models[k].bic_})
+    best = min(rows, key=lambda r: r["bic"])["k"]
+    save(plot_bic(rows, title="beach_preferences: Bradley-Terry mixture"), out,
+         "beach_model_selection.png", written)  # fmt: skip
+    mix = models[best]
+    save(plot_comparison_matrices(C, mix), out, "beach_pairwise.png", written)
+    se = mixture_standard_errors(mix, C)
+    save(plot_worth_intervals(mix, se, parameter="scores",
+                              title=f"beach_preferences, Bradley-Terry mixture K={best}: "
+                                    "log-worths, 95% Wald intervals"),
+         out, "beach_worths.png", written)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(HERE.parent / "docs" / "figures"))
-    parser.add_argument("--only", choices=["uncertainty"], default=None,
+    parser.add_argument("--only", choices=["uncertainty", "pairs"], default=None,
                         help="render only these figures")  # fmt: skip
     args = parser.parse_args()
     threadpool_limits(limits=1)  # one BLAS/OpenMP thread: the fits are small
@@ -137,7 +164,10 @@ def main() -> None:
     warnings.simplefilter("ignore")  # restart-agreement notes: not what this script shows
     if args.only is None:
         other_figures(out, written)
-    uncertainty_figures(out, written)
+    if args.only in (None, "uncertainty"):
+        uncertainty_figures(out, written)
+    if args.only in (None, "pairs"):
+        pairs_figures(out, written)
     for name, size in written:
         print(f"{name}: {size / 1024:.0f} KB")
     print(f"{len(written)} figures in {time.perf_counter() - start:.0f} s")

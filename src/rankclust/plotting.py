@@ -35,6 +35,7 @@ from rankclust.rankings import Rankings
 __all__ = [
     "plot_bic",
     "plot_central_rankings",
+    "plot_comparison_matrices",
     "plot_feature_clusters",
     "plot_goodness_of_fit",
     "plot_pairwise_matrices",
@@ -542,6 +543,93 @@ def plot_pairwise_matrices(
         used = [a for a in axes.ravel()[:n_clusters]]
         fig.colorbar(image, ax=used, label="P(row above column)", shrink=0.6 if nrows > 1 else 0.9)
     return fig
+
+
+def plot_comparison_matrices(
+    C: Any,
+    model: Any = None,
+    *,
+    labels: Any = None,
+    titles: Sequence[str] | None = None,
+    ncols: int | None = None,
+    annotate: bool | None = None,
+) -> Any:
+    """Win proportions of pairwise comparisons, one panel per cluster of assessors.
+
+    The pairwise-preference grid of :func:`plot_pairwise_matrices` for
+    :class:`~rankclust.pairwise.Comparisons`: cell ``(u, v)`` of a panel is the share of the
+    cluster's comparisons of ``u`` and ``v`` that ``u`` won (a tie counts half to each,
+    :meth:`Comparisons.pairwise_counts`), items listed by the cluster's consensus ranking
+    (best first), so a consensus that its assessors follow reads as a red upper triangle.
+
+    Parameters
+    ----------
+    C : Comparisons
+        The comparisons (for clusters: with assessors).
+    model : fitted BradleyTerryMixture or BradleyTerry, optional
+        A mixture gives the clusters (``labels_``, unless ``labels`` is given) and their
+        consensus (``rankings_``); one Bradley-Terry model gives one panel ordered by its
+        scores. None: panels by ``labels`` (or one panel), items by the share of their
+        comparisons they win.
+    labels : array-like of int, shape (C.n_assessors,), optional
+        A cluster per assessor (-1: left out).
+    titles : sequence of str, optional
+        Panel titles (default ``"cluster k"``, or ``"all comparisons"`` for one panel);
+        the number of assessors of each cluster is appended when ``C`` has assessors.
+    ncols : int, optional
+        Panels per row.
+    annotate : bool, optional
+        Print the proportions (default for at most 8 items).
+
+    Returns
+    -------
+    fig : matplotlib Figure
+        One heat map per cluster (an empty cluster gets a labelled blank panel) and a
+        colour bar.
+
+    Notes
+    -----
+    Complexity: O(n + K m^2) time, O(K m^2) memory for n comparisons over m items.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from rankclust.pairwise import Comparisons
+    >>> C = Comparisons.from_arrays([0, 1, 2, 1], [1, 2, 0, 0], assessor=[0, 0, 1, 1])
+    >>> fig = plot_comparison_matrices(C, labels=[0, 1])
+    >>> len([a for a in fig.axes if a.get_images()])
+    2
+    """
+    from rankclust.pairwise import BradleyTerry, BradleyTerryMixture, Comparisons
+
+    if not isinstance(C, Comparisons):
+        raise TypeError(f"C must be a Comparisons, got {type(C).__name__}")
+    if model is not None and not isinstance(model, BradleyTerry | BradleyTerryMixture):
+        raise TypeError(
+            f"model must be a fitted BradleyTerry or BradleyTerryMixture, got {type(model).__name__}"
+        )
+    if model is not None and getattr(model, "n_items_", None) != C.n_items:
+        raise ValueError(f"model is not fitted to {C.n_items} items")
+    centers = None
+    if isinstance(model, BradleyTerryMixture):
+        labels = model.labels_ if labels is None else labels
+        centers = model.rankings_
+    elif isinstance(model, BradleyTerry):
+        centers = np.argsort(np.argsort(-model.scores_, kind="stable"))[None, :]
+    if labels is None:
+        W = C.pairwise_counts()[None]
+        sizes = [C.n_assessors] if C.has_assessors else None
+        titles = ["all comparisons"] if titles is None else titles
+    else:
+        k = len(centers) if centers is not None else None
+        W = C.pairwise_counts(labels=labels, n_groups=k)
+        lab = np.asarray(labels, dtype=np.int64)
+        sizes = np.bincount(lab[lab >= 0], minlength=W.shape[0]).tolist()
+    return plot_pairwise_matrices(
+        W, C.items, titles=titles, centers=centers, cluster_sizes=sizes, ncols=ncols,
+        annotate=annotate,
+    )  # fmt: skip
 
 
 def _check_panels(
@@ -1083,10 +1171,17 @@ _WORTH_PARAMETERS = ("worths", "scores")
 
 
 def _interval_bounds(intervals: Any, parameter: str, level: float, shape: tuple) -> np.ndarray:
-    """(K, m, 2) bounds from a BootstrapResult or an array of shape (m, 2) / (K, m, 2)."""
+    """(K, m, 2) bounds from a BootstrapResult, a MixtureStandardErrors (Wald intervals of
+    the log-worths) or an array of shape (m, 2) / (K, m, 2)."""
     if hasattr(intervals, "interval") and hasattr(intervals, "replicates"):
         low, high = intervals.interval(parameter, level)
         bounds = np.stack([np.asarray(low), np.asarray(high)], axis=-1)
+    elif hasattr(intervals, "scores_se") and hasattr(intervals, "intervals"):
+        if parameter != "scores" or intervals.scores_se is None:
+            raise ValueError(
+                "standard errors give Wald intervals of the log-worths: pass parameter='scores'"
+            )
+        bounds = np.asarray(intervals.intervals(level)["scores"], dtype=np.float64)
     else:
         bounds = np.asarray(intervals, dtype=np.float64)
     if bounds.ndim == 2:
@@ -1103,7 +1198,7 @@ def _interval_bounds(intervals: Any, parameter: str, level: float, shape: tuple)
 
 def plot_worth_intervals(
     model: Any,
-    intervals: Any,
+    intervals: Any = None,
     items: Sequence[str] | None = None,
     ax: Any = None,
     *,
@@ -1111,7 +1206,7 @@ def plot_worth_intervals(
     level: float = 0.95,
     title: str | None = None,
 ) -> Any:
-    """Plackett-Luce worths (or log-worths) with their intervals, one colour per cluster.
+    """Worths (or log-worths) with their intervals, one colour per cluster.
 
     Items are on the vertical axis, best (largest mean estimate over the clusters) on top;
     each cluster draws its estimates as points with horizontal interval bars, shifted a
@@ -1119,12 +1214,15 @@ def plot_worth_intervals(
 
     Parameters
     ----------
-    model : fitted PlackettLuce or PlackettLuceMixture
+    model : fitted PlackettLuce, PlackettLuceMixture, BradleyTerry or BradleyTerryMixture
         Its ``worths_`` or ``scores_`` (shape (m,) or (K, m)) are the points.
-    intervals : BootstrapResult or array-like of shape (m, 2) or (K, m, 2)
+    intervals : BootstrapResult, MixtureStandardErrors or array-like, optional
         A :func:`rankclust.inference.bootstrap` result of ``model`` (percentile intervals at
-        ``level``), or lower and upper bounds in the units of ``parameter``, e.g.
-        ``wald_intervals(model.scores_, se)`` with ``parameter="scores"``.
+        ``level``), the :func:`rankclust.inference.mixture_standard_errors` of a mixture
+        (Wald intervals at ``level``, ``parameter="scores"``), or lower and upper bounds of
+        shape (m, 2) or (K, m, 2) in the units of ``parameter``, e.g.
+        ``wald_intervals(model.scores_, se)`` with ``parameter="scores"``. None: the
+        estimates alone (points without bars).
     items : sequence of str, optional
         Item names (default the model's ``items_`` if any, else the indices).
     ax : matplotlib Axes, optional
@@ -1161,12 +1259,12 @@ def plot_worth_intervals(
     values = getattr(model, f"{parameter}_", None)
     if values is None:
         raise TypeError(
-            f"model must be a fitted PlackettLuce or PlackettLuceMixture (with {parameter}_), "
-            f"got {type(model).__name__}"
+            "model must be a fitted PlackettLuce, PlackettLuceMixture, BradleyTerry or "
+            f"BradleyTerryMixture (with {parameter}_), got {type(model).__name__}"
         )
     est = np.atleast_2d(np.asarray(values, dtype=np.float64))
     k, m = est.shape
-    bounds = _interval_bounds(intervals, parameter, level, (k, m))
+    bounds = None if intervals is None else _interval_bounds(intervals, parameter, level, (k, m))
     names = _item_names(items if items is not None else getattr(model, "items_", None), m)
     order = np.argsort(-est.mean(axis=0), kind="stable")  # best on top
     y = np.empty(m)
@@ -1175,17 +1273,20 @@ def plot_worth_intervals(
     step = 0.6 / max(k, 1)
     for c in range(k):
         shift = (c - (k - 1) / 2) * step
-        err = np.abs(bounds[c] - est[c][:, None]).T
+        err = None if bounds is None else np.abs(bounds[c] - est[c][:, None]).T
         ax.errorbar(est[c], y + shift, xerr=err, fmt="o", markersize=4, capsize=2,
                     color=f"C{c}", label=f"cluster {c}" if k > 1 else None)  # fmt: skip
     ax.set_yticks(np.arange(m), [names[j] for j in order[::-1]], fontsize=_label_fontsize(m))
     label = "worth" if parameter == "worths" else "log-worth (score)"
-    ax.set_xlabel(f"{label} with interval")
+    ax.set_xlabel(label if bounds is None else f"{label} with interval")
     if k > 1:
         ax.legend(fontsize=8, loc="best")
     ax.grid(axis="x", color="0.9")
     if title is None:
-        title = f"Plackett-Luce {label}s with intervals"
+        bt = type(model).__name__.startswith("BradleyTerry")
+        family = "Bradley-Terry" if bt else "Plackett-Luce"
+        noun = "worths" if parameter == "worths" else "log-worths"
+        title = f"{family} {noun}" + ("" if bounds is None else " with intervals")
     if title:
         _set_title(ax, title)
     return ax

@@ -141,3 +141,36 @@ def test_closure_refuses_a_huge_assessor():
     C = Comparisons.from_arrays(np.arange(99), np.arange(1, 100), assessor=np.zeros(99, int))
     with pytest.raises(ValueError, match="closure of assessor 0"):
         C.closure(limits={"max_cells": 1000})
+
+
+@pytest.mark.parametrize("kind", ["subset", "top"])
+def test_pairwise_counts_equal_those_of_the_rankings_broken_into_pairs(kind):
+    rng = np.random.default_rng(0)
+    orderings = [list(rng.permutation(5)[: rng.integers(2, 6)]) for _ in range(30)]
+    R = Rankings.from_orderings(orderings, n_items=5, kind=kind)
+    R = R.with_weights(rng.integers(1, 4, size=30).astype(float))
+    C = Comparisons.from_rankings(R)
+    np.testing.assert_allclose(C.pairwise_counts(), R.pairwise_counts())
+    labels = rng.integers(0, 3, size=30)
+    np.testing.assert_allclose(
+        C.pairwise_counts(labels=labels, n_groups=4), R.pairwise_counts(labels=labels, n_groups=4)
+    )
+
+
+def test_pairwise_counts_ties_labels_and_errors():
+    C = Comparisons.from_arrays(
+        [0, 1, 0, 2], [1, 2, 2, 0], assessor=[0, 0, 1, 2], count=[2, 1, 1, 3],
+        tie=[False, True, False, False],
+    )  # fmt: skip
+    W = C.pairwise_counts()
+    assert W[0, 1] == 2 and W[1, 2] == W[2, 1] == 0.5 and W[0, 2] == 1 and W[2, 0] == 3
+    assert C.pairwise_counts(tie_credit=0.0)[1, 2] == 0
+    by = C.pairwise_counts(labels=[1, -1, 0])  # assessor 1 left out
+    assert by.shape == (2, 3, 3)
+    assert by[1, 0, 1] == 2 and by[0, 2, 0] == 3 and by[:, 0, 2].sum() == 0
+    with pytest.raises(ValueError, match="labels must lie in"):
+        C.pairwise_counts(labels=[0, 5, 0], n_groups=2)
+    with pytest.raises(ValueError, match="has 2 entries, expected 3"):
+        C.pairwise_counts(labels=[0, 1])
+    with pytest.raises(ValueError, match="none"):
+        Comparisons.from_arrays([0], [1]).pairwise_counts(labels=[0])

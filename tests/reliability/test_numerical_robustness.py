@@ -23,6 +23,7 @@ from sklearn.metrics import adjusted_rand_score
 from rankclust import Rankings
 from rankclust.models.mallows import Mallows, log_normalizer, theta_mle
 from rankclust.models.plackett_luce import PlackettLuce
+from rankclust.models.plackett_luce_covariates import ItemCovariatePlackettLuce
 from tests.reliability._estimators import (
     discover,
     family,
@@ -159,6 +160,9 @@ def test_models_are_invariant_to_weight_scale(scale):
     assert a.theta_ == pytest.approx(b.theta_, rel=1e-9)
     p, q = PlackettLuce().fit(R), PlackettLuce().fit(big)  # alpha=0: a pure MLE
     np.testing.assert_allclose(p.scores_, q.scores_, atol=1e-6)
+    F = np.arange(R.n_items, dtype=float)[:, None] ** [1, 2]
+    c, d = (ItemCovariatePlackettLuce().fit(data, item_features=F) for data in (R, big))
+    np.testing.assert_allclose(c.coef_, d.coef_, atol=1e-6)
 
 
 def test_weighted_equals_expanded():
@@ -177,7 +181,8 @@ def test_weighted_equals_expanded():
 _RANKING_ESTIMATORS = [
     n
     for n, c in ESTIMATORS.items()
-    if family(c) == "rankings" and n not in ("Mallows", "PlackettLuce")
+    if family(c) == "rankings"
+    and n not in ("Mallows", "PlackettLuce", "ItemCovariatePlackettLuce")  # (models)
 ]
 
 

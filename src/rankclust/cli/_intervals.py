@@ -9,13 +9,20 @@ the Mallows dispersion). :mod:`rankclust.cli.report.intervals` lays them out as 
 from __future__ import annotations
 
 import argparse
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from rankclust.cli._errors import CLIError
 
-__all__ = ["STABLE", "check_interval_options", "compute_intervals", "report_intervals"]
+__all__ = [
+    "STABLE",
+    "check_interval_options",
+    "compute_intervals",
+    "compute_pair_intervals",
+    "report_intervals",
+]
 
 #: A ballot is called stable when it keeps its cluster in at least this share of replicates.
 STABLE = 0.9
@@ -37,7 +44,11 @@ def check_interval_options(args: argparse.Namespace, cls: type) -> None:
             raise CLIError("--n-jobs: only the bootstrap replicates of --ci run in parallel; "
                            "add --ci B")  # fmt: skip
         return
-    if not issubclass(cls, MallowsMixture | PlackettLuceMixture):
+    from rankclust.pairwise import BradleyTerry, BradleyTerryMixture
+
+    if not issubclass(
+        cls, MallowsMixture | PlackettLuceMixture | BradleyTerry | BradleyTerryMixture
+    ):
         raise CLIError(
             f"--ci: bootstrap intervals need a mixture (--method mixture or pl-mixture), "
             f"not {cls.__name__}"
@@ -182,15 +193,94 @@ def compute_intervals(
     return data, boot
 
 
-def report_intervals(args: argparse.Namespace, est: Any, R: Any, console: Any) -> tuple[Any, Any]:
-    """Compute, print and return ``(data, boot)`` of ``--ci`` (``(None, None)`` without it)."""
+def compute_pair_intervals(
+    est: Any,
+    C: Any,
+    *,
+    n_boot: int,
+    level: float | None = None,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Bootstrap intervals of a Bradley-Terry fit on comparisons, over assessors.
+
+    The data of :func:`compute_intervals` (the same keys, plus ``unit``: what was resampled,
+    ``"assessors"`` or ``"comparisons"``; ``membership_stability`` is per assessor, each
+    counting once, and ``wald`` holds the standard errors of one model's log-worths for
+    K = 1), from :func:`rankclust.inference.bootstrap` on ``C``.
+    """
+    from rankclust.inference import bootstrap, wald_intervals
+
+    level = 0.95 if level is None else float(level)
+    try:
+        boot = bootstrap(est, C, n_boot, random_state=random_state, n_jobs=n_jobs)
+    except ValueError as exc:
+        raise CLIError(f"--ci: the bootstrap failed: {exc}") from None
+    mixture = hasattr(est, "weights_")
+    k, m = (len(est.weights_) if mixture else 1), C.n_items
+    bounds = {name: tuple(np.reshape(b, (k, -1)) for b in pair)
+              for name, pair in boot.intervals(level).items()}  # fmt: skip
+    estimates = {name: np.reshape(v, (k, -1)) for name, v in boot.estimates.items()}
+    center_p = np.atleast_1d(boot.center_probability)
+    positions = boot.position_probabilities.reshape(k, m, m)
+    components = []
+    for c in range(k):
+        entry: dict[str, Any] = {"cluster": c}
+        if mixture:
+            low, high = bounds["weights"]
+            entry["proportion"] = _interval(estimates["weights"][c, 0], low[c, 0], high[c, 0])
+        else:
+            entry["proportion"] = _interval(1.0, 1.0, 1.0)
+        for name in ("worths", "scores"):
+            low, high = bounds[name]
+            entry[name] = [_interval(estimates[name][c, j], low[c, j], high[c, j])
+                           for j in range(m)]  # fmt: skip
+        entry["center_probability"] = float(center_p[c])
+        entry["position_probabilities"] = positions[c].tolist()
+        components.append(entry)
+    n_a = C.n_assessors if C.has_assessors else 0
+    labels = np.asarray(est.labels_) if mixture else np.zeros(n_a, dtype=np.int64)
+    data: dict[str, Any] = {
+        "method": f"{boot.method} bootstrap",
+        "unit": "assessors" if C.has_assessors else "comparisons",
+        "n_boot": int(boot.n_boot),
+        "level": level,
+        "random_state": random_state,
+        "seconds": float(boot.seconds),
+        "n_not_converged": int(boot.n_not_converged),
+        "items": [C.item_name(j) for j in range(m)],
+        "components": components,
+    }
+    if mixture:
+        seen = labels >= 0  # assessors without comparisons have no cluster
+        stab = SimpleNamespace(membership_stability=boot.membership_stability[seen])
+        data["membership_stability"] = _stability(stab, labels[seen], np.ones(seen.sum()), k)
+    else:
+        try:
+            se = est.standard_errors(C)[:m]
+        except ValueError as exc:
+            data["wald"] = {"note": f"no Wald intervals: {exc}"}
+        else:
+            scores = est.scores_
+            b = wald_intervals(scores, se, level)
+            data["wald"] = {"scores": [{**_interval(scores[j], *b[j]), "standard_error":
+                                        float(se[j])} for j in range(m)]}  # fmt: skip
+    return data, boot
+
+
+def report_intervals(
+    args: argparse.Namespace, est: Any, R: Any, console: Any, *, pairs: bool = False
+) -> tuple[Any, Any]:
+    """Compute, print and return ``(data, boot)`` of ``--ci`` (``(None, None)`` without it);
+    ``pairs``: ``R`` is the Comparisons of a Bradley-Terry fit."""
     n_boot = getattr(args, "ci", None)
     if n_boot is None:
         return None, None
     from rankclust.cli.report.intervals import interval_summary
 
+    compute = compute_pair_intervals if pairs else compute_intervals
     with console.task(f"bootstrap: {n_boot} replicates"):
-        data, boot = compute_intervals(
+        data, boot = compute(
             est, R, n_boot=n_boot, level=args.ci_level, random_state=args.random_state,
             n_jobs=args.n_jobs,
         )  # fmt: skip

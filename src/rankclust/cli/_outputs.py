@@ -12,11 +12,13 @@ import numpy as np
 from rankclust.cli._console import Console
 from rankclust.cli._errors import CLIError
 
-__all__ = ["Outputs", "cluster_figures", "interval_figures"]
+__all__ = ["Outputs", "cluster_figures", "interval_figures", "pairs_figures"]
 
 # Larger pairwise figures are unreadable: they are left out with a note.
 _MAX_PAIRWISE_ITEMS = 40
 _MAX_PAIRWISE_PANELS = 10
+# Larger worth figures (one row per item) are unreadable too.
+_MAX_WORTH_ITEMS = 60
 
 
 class Outputs:
@@ -140,3 +142,30 @@ def interval_figures(out: Outputs, est: Any, R: Any, boot: Any, level: float | N
         "goodness_of_fit.png",
         lambda: plot_goodness_of_fit(goodness_of_fit(est, R, random_state=seed)),
     )
+
+
+def pairs_figures(
+    out: Outputs, est: Any, C: Any, intervals: Any = None, level: float | None = None
+) -> None:
+    """A Bradley-Terry fit on comparisons: each cluster's log-worths (with ``intervals``:
+    bootstrap, standard errors or bounds, when given) and its pairwise win proportions."""
+    if not out.want_plots():
+        return
+    from rankclust.plotting import plot_comparison_matrices, plot_worth_intervals
+
+    level = 0.95 if level is None else level
+    k = len(est.weights_) if hasattr(est, "weights_") else 1
+    if C.n_items > _MAX_WORTH_ITEMS:
+        out.console.info(f"(no worths figure for {C.n_items} items: too large to read)")
+    else:
+        out.figure(
+            "worths.png",
+            lambda: plot_worth_intervals(est, intervals, items=C.items, parameter="scores",
+                                         level=level),
+        )  # fmt: skip
+    if C.n_items > _MAX_PAIRWISE_ITEMS or k > _MAX_PAIRWISE_PANELS:
+        out.console.info(
+            f"(no pairwise figure for {C.n_items} items and {k} clusters: too large to read)"
+        )
+        return
+    out.figure("pairwise_by_cluster.png", lambda: plot_comparison_matrices(C, est))

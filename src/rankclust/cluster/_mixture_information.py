@@ -33,6 +33,13 @@ mixture maximises), the Plackett-Luce gradient and information of
 (``weights_``, ``thetas_`` or the sum-zero ``scores_``) follows by the delta method:
 ``J I^-1 J'`` with ``d pi_k / d a_l = pi_k (delta_kl - pi_l)`` and ``d z_k / d u_k = B``.
 
+The same functions take a fitted :class:`~rankclust.pairwise.BradleyTerryMixture` and its
+:class:`~rankclust.pairwise.Comparisons`: the units are the assessors, ``eta_k`` the
+uncentred log-worths (identified by the gamma prior) and, with ties, ``log nu_k``, and the
+information is that of the log-posterior the mixture maximises (Louis's formula plus the
+prior's curvature); see ``BradleyTerryMixture._information_pieces``. The assembly shared by
+both lives in :mod:`rankclust._mixture_louis`.
+
 References
 ----------
 Louis, T. A. (1982). Finding the observed information matrix when using the EM algorithm.
@@ -47,11 +54,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from rankclust._mixture_louis import inverse_information, louis_information, reported_jacobian
 from rankclust._param_validation import check_sample_weight
 from rankclust.cluster._mixture_kernels import length_tables
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.models import plackett_luce_information
 from rankclust.models.plackett_luce import ChoiceStages
+from rankclust.pairwise import BradleyTerryMixture
 
 __all__ = [
     "MixtureStandardErrors",
@@ -70,8 +79,8 @@ def _sum_zero_basis(m: int) -> np.ndarray:
 def _check_estimator(estimator: Any) -> None:
     if not isinstance(estimator, MallowsMixture | PlackettLuceMixture):
         raise TypeError(
-            "estimator must be a fitted MallowsMixture or PlackettLuceMixture, got "
-            f"{type(estimator).__name__}"
+            "estimator must be a fitted MallowsMixture, PlackettLuceMixture or "
+            f"BradleyTerryMixture, got {type(estimator).__name__}"
         )
     distance = getattr(estimator, "distance", "kendall")
     if isinstance(estimator, MallowsMixture) and distance != "kendall":
@@ -157,11 +166,15 @@ def _component_blocks(estimator: Any, data: Any, tau: np.ndarray) -> tuple[list,
 
 
 def _pieces(estimator: Any, R: Any, sample_weight: Any) -> _Pieces:
+    if isinstance(estimator, BradleyTerryMixture):
+        if sample_weight is not None:
+            raise ValueError("a BradleyTerryMixture is fitted without sample_weight")
+        info, J, free = estimator._information_pieces(R)
+        return _Pieces(information=info, jacobian=J, free=free)
     _check_estimator(estimator)
     data = _data(estimator, R, sample_weight)
     params = estimator._fitted_params()
     pi = np.asarray(estimator.weights_, dtype=np.float64)
-    k_comp = len(pi)
     with np.errstate(divide="ignore"):
         joint = estimator._component_loglik(data, params) + np.log(pi)[None, :]
     joint -= joint.max(axis=1, keepdims=True)
@@ -169,35 +182,11 @@ def _pieces(estimator: Any, R: Any, sample_weight: Any) -> _Pieces:
     tau /= tau.sum(axis=1, keepdims=True)
     w = data.w
     grads, infos, jacs = _component_blocks(estimator, data, tau)
-    dims = [g.shape[1] for g in grads]
-    n_a = k_comp - 1
-    p = n_a + sum(dims)
-    starts = n_a + np.concatenate([[0], np.cumsum(dims)]).astype(int)
-    u = len(w)
-    # complete-data scores g_ik of h_ik = log pi_k + log f_k in phi, shape (u, K, p)
-    G = np.zeros((u, k_comp, p))
-    eye = np.eye(k_comp)
-    G[:, :, :n_a] = (eye - pi[None, :])[None, :, :n_a]
-    info = np.zeros((p, p))
-    info[:n_a, :n_a] = w.sum() * (np.diag(pi) - np.outer(pi, pi))[:n_a, :n_a]
-    for k in range(k_comp):
-        sl = slice(starts[k], starts[k + 1])
-        G[:, k, sl] = grads[k]
-        info[sl, sl] = infos[k]
-    # minus the conditional variance of the complete-data score (Louis 1982)
-    wt = w[:, None] * tau
-    s = np.einsum("ik,ikp->ip", tau, G)
-    info -= np.einsum("ik,ikp,ikq->pq", wt, G, G) - np.einsum("i,ip,iq->pq", w, s, s)
-    info = 0.5 * (info + info.T)
+    info = louis_information(w, tau, pi, grads, infos)
     # Jacobian of the reported parameters: weights (K), then each component's dispersion
     # (Mallows theta_k) or sum-zero log-worths (Plackett-Luce z_k, m each)
-    rows = [j.shape[0] for j in jacs]
-    J = np.zeros((k_comp + sum(rows), p))
-    J[:k_comp, :n_a] = (pi[:, None] * (eye - pi[None, :]))[:, :n_a]
-    r0 = k_comp
-    for k in range(k_comp):
-        J[r0 : r0 + rows[k], starts[k] : starts[k + 1]] = jacs[k]
-        r0 += rows[k]
+    J = reported_jacobian(pi, jacs)
+    dims = [g.shape[1] for g in grads]
     return _Pieces(information=info, jacobian=J, free=np.array([d > 0 for d in dims]))
 
 
@@ -206,10 +195,12 @@ def mixture_information(estimator: Any, R: Any, sample_weight: Any = None) -> np
 
     Parameters
     ----------
-    estimator : fitted MallowsMixture or PlackettLuceMixture
-        Plackett-Luce with ``alpha=0`` (maximum likelihood).
-    R : Rankings or array-like
-        The rankings the mixture was fitted to (same items and kind).
+    estimator : fitted MallowsMixture, PlackettLuceMixture or BradleyTerryMixture
+        Plackett-Luce with ``alpha=0`` (maximum likelihood); Bradley-Terry with its prior
+        (the information of the log-posterior).
+    R : Rankings, array-like or Comparisons
+        The rankings the mixture was fitted to (same items and kind), or the comparisons of
+        a Bradley-Terry mixture.
     sample_weight : array-like of float, shape (n,), optional
         The weights of the fit, multiplied into ``R.weights``.
 
@@ -221,7 +212,9 @@ def mixture_information(estimator: Any, R: Any, sample_weight: Any = None) -> np
         ``weights_`` against the last component, then per component its dispersion
         ``theta_k`` (Mallows, given the centres; omitted when ``theta_k`` is at
         ``theta_max``) or the ``m - 1`` coordinates of its sum-zero log-worths in an
-        orthonormal basis (Plackett-Luce). ``p = K - 1 + K`` or ``K - 1 + K (m - 1)``.
+        orthonormal basis (Plackett-Luce), or its m uncentred log-worths and, with ties,
+        ``log nu_k`` (Bradley-Terry). ``p = K - 1 + K``, ``K - 1 + K (m - 1)`` or
+        ``K - 1 + K (m [+ 1])``.
 
     Notes
     -----
@@ -241,16 +234,7 @@ def mixture_information(estimator: Any, R: Any, sample_weight: Any = None) -> np
     return _pieces(estimator, R, sample_weight).information
 
 
-def _inverse(info: np.ndarray) -> np.ndarray:
-    if info.size == 0:
-        return info.copy()
-    evals = np.linalg.eigvalsh(info)
-    if not evals.min() > 1e-10 * max(evals.max(), 1e-300):
-        raise ValueError(
-            "the observed information of the mixture is singular (an empty component, two "
-            "identical components, or a parameter on its boundary); use the bootstrap"
-        )
-    return np.linalg.inv(info)
+_inverse = inverse_information
 
 
 def mixture_vcov(estimator: Any, R: Any, sample_weight: Any = None) -> np.ndarray:
@@ -258,11 +242,11 @@ def mixture_vcov(estimator: Any, R: Any, sample_weight: Any = None) -> np.ndarra
 
     Parameters
     ----------
-    estimator : fitted MallowsMixture or PlackettLuceMixture
-    R : Rankings or array-like
-        The rankings of the fit.
+    estimator : fitted MallowsMixture, PlackettLuceMixture or BradleyTerryMixture
+    R : Rankings, array-like or Comparisons
+        The data of the fit.
     sample_weight : array-like of float, shape (n,), optional
-        The weights of the fit.
+        The weights of the fit (not for a Bradley-Terry mixture).
 
     Returns
     -------
@@ -270,7 +254,8 @@ def mixture_vcov(estimator: Any, R: Any, sample_weight: Any = None) -> np.ndarra
         Covariance of ``(weights_[0..K-1], thetas_[0..K-1])`` (Mallows, ``q = 2K``; the
         thetas given the centres) or of ``(weights_, scores_[0], ..., scores_[K-1])``
         (Plackett-Luce, ``q = K + K m``, each component's scores sum-zero as
-        ``scores_``): ``J I^-1 J'`` (delta method from :func:`mixture_information`). The
+        ``scores_``; Bradley-Terry: ``(weights_, scores_[0] [, tie_strengths_[0]], ...)``):
+        ``J I^-1 J'`` (delta method from :func:`mixture_information`). The
         weights sum to one, so their block is singular; a theta at ``theta_max`` has row
         and column 0 here (its standard error is reported as nan by
         :func:`mixture_standard_errors`).
@@ -297,7 +282,11 @@ class MixtureStandardErrors:
         Mallows dispersions and their standard errors given the fitted centres (nan for a
         theta at ``theta_max``); None for Plackett-Luce.
     scores, scores_se : ndarray of float64, shape (K, m), or None
-        Plackett-Luce sum-zero log-worths and their standard errors; None for Mallows.
+        Plackett-Luce or Bradley-Terry sum-zero log-worths and their standard errors; None
+        for Mallows.
+    tie_strengths, tie_strengths_se : ndarray of float64, shape (K,), or None
+        Davidson tie strengths of a Bradley-Terry mixture fitted to data with ties, and
+        their standard errors (delta method from ``log nu``); None otherwise.
     vcov : ndarray of float64
         Covariance of all reported parameters (see :func:`mixture_vcov`).
     information : ndarray of float64
@@ -312,6 +301,8 @@ class MixtureStandardErrors:
     thetas_se: np.ndarray | None = None
     scores: np.ndarray | None = None
     scores_se: np.ndarray | None = None
+    tie_strengths: np.ndarray | None = None
+    tie_strengths_se: np.ndarray | None = None
 
     def _named(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         out = {"weights": (self.weights, self.weights_se)}
@@ -319,6 +310,8 @@ class MixtureStandardErrors:
             out["thetas"] = (self.thetas, self.thetas_se)
         if self.scores is not None:
             out["scores"] = (self.scores, self.scores_se)
+        if self.tie_strengths is not None:
+            out["tie_strengths"] = (self.tie_strengths, self.tie_strengths_se)
         return out
 
     def intervals(self, level: float = 0.95) -> dict[str, np.ndarray]:
@@ -357,10 +350,11 @@ def mixture_standard_errors(
 
     Parameters
     ----------
-    estimator : fitted MallowsMixture or PlackettLuceMixture
-        Plackett-Luce with ``alpha=0``.
-    R : Rankings or array-like
-        The rankings of the fit: complete, top-t or subset, weighted.
+    estimator : fitted MallowsMixture, PlackettLuceMixture or BradleyTerryMixture
+        Plackett-Luce with ``alpha=0``; Bradley-Terry with its prior (MAP).
+    R : Rankings, array-like or Comparisons
+        The rankings of the fit: complete, top-t or subset, weighted; or the comparisons of
+        a Bradley-Terry mixture (with assessors).
     sample_weight : array-like of float, shape (n,), optional
         The weights of the fit.
 
@@ -401,6 +395,12 @@ def mixture_standard_errors(
     if isinstance(estimator, MallowsMixture):
         out.thetas = np.asarray(estimator.thetas_, dtype=np.float64).copy()
         out.thetas_se = np.where(pieces.free, se[k_comp:], np.nan)
+    elif isinstance(estimator, BradleyTerryMixture) and estimator.tie_strengths_.max() > 0:
+        block = se[k_comp:].reshape(k_comp, -1)  # per component: m scores, then nu
+        out.scores = np.asarray(estimator.scores_, dtype=np.float64).copy()
+        out.scores_se = block[:, :-1]
+        out.tie_strengths = np.asarray(estimator.tie_strengths_, dtype=np.float64).copy()
+        out.tie_strengths_se = block[:, -1]
     else:
         out.scores = np.asarray(estimator.scores_, dtype=np.float64).copy()
         out.scores_se = se[k_comp:].reshape(k_comp, -1)

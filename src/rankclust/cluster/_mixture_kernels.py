@@ -6,17 +6,21 @@ Kendall statistic, the dispersion solver) and :mod:`rankclust.rankings` (pairwis
 instead of ``K`` calls of the public one-component functions (whose argument checks dominate
 on compressed data such as the 205 distinct APA ballots).
 
-* :func:`order_statistics` and :func:`order_counts` -- the statistic of every row against
-  ``K`` centres and the responsibility-weighted count matrices of all components, compiled
-  from the orderings of the rows (:func:`row_orders`): O(u K t^2) for lists of length t,
-  no (u, m^2) matrix (Irish Meath, 25,101 distinct top lists of 14: about 10x the products
-  below).
+* :func:`order_statistics`, :func:`order_logliks` and :func:`order_counts` -- the statistic
+  (or directly the Mallows log-likelihood) of every row against ``K`` centres and the
+  responsibility-weighted count matrices of all components, compiled from the orderings of
+  the rows (:func:`row_orders`): O(u K t^2) for lists of length t, no (u, m^2) matrix
+  (Irish Meath, 25,101 distinct top lists of 14: about 10x the products below).
 * :func:`pair_indicators` -- the per-row pairwise count matrices ``A[i, u*m + v] = [u above v
   in row i]`` (``kind="top"``: a present item is above every absent one), so that the
   statistic of every row against ``K`` centres is one product ``A @ D`` and the
   responsibility-weighted count matrices of all components are one product ``A.T @ W``
   (rows with ties, which have no ordering).
 * :func:`responsibilities` -- the E-step's log-sum-exp and softmax in one compiled pass.
+
+The compiled passes share their rows (the counts: their components) out over the threads of
+:mod:`rankclust._row_threads`; no sum is reordered, so the results are the same bits on any
+number of threads.
 * :func:`length_tables` and :func:`solve_thetas` -- ``log psi``, mean and variance of the
   statistic for every length and component, and the weighted dispersion equations of all
   components (a safeguarded Newton iteration); both live in
@@ -35,11 +39,13 @@ import numpy as np
 
 # the dispersion mathematics has one home; re-exported here for the mixture's E/M-steps
 from rankclust._mallows_math import length_tables, solve_thetas
+from rankclust._row_threads import component_groups, run_blocks, split_rows
 
 __all__ = [
     "discordance_matrix",
     "length_tables",
     "order_counts",
+    "order_logliks",
     "order_statistics",
     "pair_indicators",
     "responsibilities",
@@ -103,25 +109,44 @@ def row_orders(ranks: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
 
 
 @numba.njit(cache=True, nogil=True)
+def _row_statistic(orders, i, t, top, center, pos):  # pragma: no cover - compiled
+    """The statistic of row ``i`` (a list of length ``t``) against one centre."""
+    for j in range(t):
+        pos[j] = center[orders[i, j]]
+    s = 0
+    for j in range(t):
+        cj = pos[j]
+        above = 0  # earlier-listed items the centre also places above item j
+        for jj in range(j):
+            above += pos[jj] < cj
+        # top: every item the centre places above item j and not listed before it
+        # is discordant (listed later or absent); subset: only listed ones count
+        s += (cj if top else j) - above
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
 def _order_statistics(orders, lengths, top, centers, out):  # pragma: no cover
     u, m = orders.shape
-    k_comp = centers.shape[0]
+    pos = np.empty(m, dtype=np.int64)
+    for i in range(u):
+        for k in range(centers.shape[0]):
+            out[i, k] = _row_statistic(orders, i, lengths[i], top, centers[k], pos)
+
+
+@numba.njit(cache=True, nogil=True)
+def _order_logliks(orders, lengths, top, centers, neg_thetas, log_z, out):  # pragma: no cover
+    u, m = orders.shape
     pos = np.empty(m, dtype=np.int64)
     for i in range(u):
         t = lengths[i]
-        for k in range(k_comp):
-            for j in range(t):
-                pos[j] = centers[k, orders[i, j]]
-            s = 0
-            for j in range(t):
-                cj = pos[j]
-                above = 0  # earlier-listed items the centre also places above item j
-                for jj in range(j):
-                    above += pos[jj] < cj
-                # top: every item the centre places above item j and not listed before it
-                # is discordant (listed later or absent); subset: only listed ones count
-                s += (cj if top else j) - above
-            out[i, k] = s
+        for k in range(centers.shape[0]):
+            s = _row_statistic(orders, i, t, top, centers[k], pos)
+            out[i, k] = neg_thetas[k] * s - log_z[t, k]
+
+
+def _int64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def order_statistics(orders: np.ndarray, lengths: np.ndarray, top: bool, centers: np.ndarray):
@@ -131,18 +156,45 @@ def order_statistics(orders: np.ndarray, lengths: np.ndarray, top: bool, centers
     For a top list item ``pi_j`` is above every item not listed before it, and centre k
     places ``c_k(pi_j)`` items above it (``c_k`` its positions), of which those listed
     before ``pi_j`` are concordant; for a subset ranking only listed items count. O(u K t^2)
-    for lists of length t instead of the O(u K m^2) product, and no (u, m^2) matrix.
+    for lists of length t instead of the O(u K m^2) product, and no (u, m^2) matrix. Rows
+    are shared out over :mod:`rankclust._row_threads` (exact: integers per row).
 
     Returns ndarray of float64, shape (u, K) (integers, exact).
     """
     out = np.empty((orders.shape[0], centers.shape[0]))
-    _order_statistics(
-        orders,
-        np.ascontiguousarray(lengths, dtype=np.int64),
-        top,
-        np.ascontiguousarray(centers, dtype=np.int64),
-        out,
-    )
+    lengths, centers = _int64(lengths), _int64(centers)
+
+    def block(lo: int, hi: int) -> None:
+        _order_statistics(orders[lo:hi], lengths[lo:hi], top, centers, out[lo:hi])
+
+    run_blocks(block, split_rows(orders.shape[0]))
+    return out
+
+
+def order_logliks(
+    orders: np.ndarray,
+    lengths: np.ndarray,
+    top: bool,
+    centers: np.ndarray,
+    thetas: np.ndarray,
+    log_z: np.ndarray,
+) -> np.ndarray:
+    """``-thetas * order_statistics(...) - log_z[lengths]`` in one compiled pass, shape (u, K):
+    the Mallows log-likelihood of every row under every component (``log_z`` (m + 1, K),
+    the log-normaliser per list length, :func:`length_tables`). The same floating-point
+    operations as the numpy expression, so the same bits, without its (u, K) temporaries.
+
+    Complexity: O(u K t^2) time, O(u K) memory.
+    """
+    out = np.empty((orders.shape[0], centers.shape[0]))
+    lengths, centers = _int64(lengths), _int64(centers)
+    neg_thetas = -np.ascontiguousarray(thetas, dtype=np.float64)
+    log_z = np.ascontiguousarray(log_z, dtype=np.float64)
+
+    def block(lo: int, hi: int) -> None:
+        _order_logliks(orders[lo:hi], lengths[lo:hi], top, centers, neg_thetas, log_z, out[lo:hi])
+
+    run_blocks(block, split_rows(orders.shape[0]))
     return out
 
 
@@ -174,15 +226,23 @@ def order_counts(orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndar
     """
     m = orders.shape[1]
     k_comp = wq.shape[1]
-    before = np.zeros((m, m, k_comp))
-    listed = np.zeros((m, k_comp))
-    _order_counts(
-        orders,
-        np.ascontiguousarray(lengths, dtype=np.int64),
-        np.ascontiguousarray(wq, dtype=np.float64),
-        before,
-        listed,
-    )
+    lengths = _int64(lengths)
+    wq = np.ascontiguousarray(wq, dtype=np.float64)
+    # components are shared out over the threads, never rows: every count is summed in the
+    # same row order as on one thread (the same bits on any machine)
+    groups = component_groups(k_comp, orders.shape[0])
+    n_groups = len(groups)
+    befores = [np.zeros((m, m, hi - lo)) for lo, hi in groups]
+    listeds = [np.zeros((m, hi - lo)) for lo, hi in groups]
+
+    def group(lo: int, hi: int) -> None:
+        g = groups.index((lo, hi))
+        wq_g = wq if n_groups == 1 else np.ascontiguousarray(wq[:, lo:hi])
+        _order_counts(orders, lengths, wq_g, befores[g], listeds[g])
+
+    run_blocks(group, groups)
+    before = befores[0] if n_groups == 1 else np.concatenate(befores, axis=2)
+    listed = listeds[0] if n_groups == 1 else np.concatenate(listeds, axis=1)
     counts = np.ascontiguousarray(before.transpose(2, 0, 1))
     if top:
         counts = listed.T[:, :, None] - counts.transpose(0, 2, 1)
@@ -221,5 +281,10 @@ def responsibilities(loglik: np.ndarray, log_weights: np.ndarray) -> tuple:
     loglik = np.ascontiguousarray(loglik, dtype=np.float64)
     resp = np.empty_like(loglik)
     row_ll = np.empty(loglik.shape[0])
-    _responsibilities(loglik, np.ascontiguousarray(log_weights, dtype=np.float64), resp, row_ll)
+    log_weights = np.ascontiguousarray(log_weights, dtype=np.float64)
+
+    def block(lo: int, hi: int) -> None:
+        _responsibilities(loglik[lo:hi], log_weights, resp[lo:hi], row_ll[lo:hi])
+
+    run_blocks(block, split_rows(loglik.shape[0]))
     return resp, row_ll

@@ -179,7 +179,8 @@ def greedy_kmeanspp(
 def seed_weights(data: Any) -> np.ndarray:
     """``w_i`` times the number of pairs ranking i orders (the first k-means++ draw)."""
     m = data.ranks.shape[1]
-    t = data.R.lengths.astype(np.float64)
+    lengths = getattr(data, "lengths", None)
+    t = (data.R.lengths if lengths is None else lengths).astype(np.float64)
     pairs = t * (t - 1) / 2 + (t * (m - t) if data.R.kind == "top" else 0.0)
     return data.w * np.maximum(pairs, 1e-12)
 
@@ -188,12 +189,19 @@ def seed_distances(data: Any, center: np.ndarray) -> np.ndarray:
     """Kendall's statistic of every ranking of the block to one complete ranking."""
     orders = getattr(data, "orders", None)
     if orders is not None:  # compiled from the orderings (the mixtures' blocks, no ties)
-        centers = np.asarray(center)[None, :]
-        return order_statistics(orders, data.R.lengths, data.R.kind == "top", centers)[:, 0]
+        return _order_distances(data, np.asarray(center)[None, :])[:, 0]
     pairs = getattr(data, "pairs", None)
     if pairs is not None:  # the Mallows statistic: one product with the pair indicators
         return pairs @ discordance_matrix(np.asarray(center)[None, :])[:, 0]
     return kendall_distances(data.R, center).astype(np.float64)
+
+
+def _order_distances(data: Any, centers: np.ndarray) -> np.ndarray:
+    """(u_b, n_centres) statistics of a block with orderings (its ``lengths`` when it keeps
+    them: :attr:`Rankings.lengths` is a pass over the rank matrix)."""
+    lengths = getattr(data, "lengths", None)
+    lengths = data.R.lengths if lengths is None else lengths
+    return order_statistics(data.orders, lengths, data.R.kind == "top", centers)
 
 
 def _weighted(data: Any, nearest: np.ndarray) -> np.ndarray:
@@ -202,8 +210,8 @@ def _weighted(data: Any, nearest: np.ndarray) -> np.ndarray:
 
 def _candidate_distances(data: Any, nearest: np.ndarray, cands: np.ndarray) -> np.ndarray:
     """(u_b, n_cand): the distance to the nearest seed if each candidate were added."""
-    if getattr(data, "orders", None) is not None:
-        return np.stack([np.minimum(nearest, seed_distances(data, c)) for c in cands], axis=1)
+    if getattr(data, "orders", None) is not None:  # every candidate in one compiled pass
+        return np.minimum(nearest[:, None], _order_distances(data, np.asarray(cands)))
     return np.stack([np.minimum(nearest, kendall_distances(data.R, c)) for c in cands], axis=1)
 
 

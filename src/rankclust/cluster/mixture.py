@@ -84,6 +84,7 @@ from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
     length_tables,
     order_counts,
+    order_logliks,
     order_statistics,
     pair_indicators,
     responsibilities,
@@ -1743,8 +1744,15 @@ class MallowsMixture(_RankingMixture):
     def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, Any]:
         if self.distance != "kendall":
             return self._distance_loglik(data, params)
-        stats = self._statistics(data, params["centers"])
         m = data.ranks.shape[1]
+        if data.orders is not None and data.tie_coef is None:  # one compiled pass
+            (log_z,) = length_tables(params["thetas"], m, data.kind, ("log",))
+            top = data.kind == "top"
+            loglik = order_logliks(
+                data.orders, data.lengths, top, params["centers"], params["thetas"], log_z
+            )
+            return loglik, None
+        stats = self._statistics(data, params["centers"])
         if data.tie_coef is not None:  # ties: -theta s + sum_b a_b log psi_b
             (log_psi,) = length_tables(params["thetas"], m, "subset", ("log",))  # (m + 1, K)
             return -params["thetas"][None, :] * stats + data.tie_coef @ log_psi, None

@@ -3,7 +3,10 @@ central rankings, and the stability of each ballot's cluster.
 
 :func:`bootstrap` refits a fitted :class:`~rankclust.models.Mallows`,
 :class:`~rankclust.models.PlackettLuce`, :class:`~rankclust.cluster.mixture.MallowsMixture` or
-:class:`~rankclust.cluster.mixture.PlackettLuceMixture` on ``n_boot`` resampled data sets:
+:class:`~rankclust.cluster.mixture.PlackettLuceMixture` on ``n_boot`` resampled data sets
+(and, through :mod:`rankclust.inference._bootstrap_pairs`, a
+:class:`~rankclust.pairwise.BradleyTerry` or :class:`~rankclust.pairwise.BradleyTerryMixture`
+on resampled assessors of their comparisons):
 
 * ``method="nonparametric"`` resamples the ballots. Identical rankings are merged once
   (:meth:`Rankings.unique`) and a replicate only draws new *counts* of the distinct rankings
@@ -38,6 +41,7 @@ from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.distances import kendall_distances
 from rankclust.models.mallows import MALLOWS_DISTANCES, Mallows, sample_mallows
 from rankclust.models.plackett_luce import PlackettLuce
+from rankclust.pairwise import BradleyTerry, BradleyTerryMixture, Comparisons
 from rankclust.rankings import Rankings, check_rankings
 
 __all__ = [
@@ -121,8 +125,19 @@ def _is_fitted(est: Any) -> bool:
     return hasattr(est, "weights_" if _is_mixture(est) else "n_items_")
 
 
+def _softmax_rows(scores: np.ndarray) -> np.ndarray:
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True)
+
+
 def _params(est: Any) -> dict[str, np.ndarray]:
     """The estimated parameters, named and shaped as the estimator reports them."""
+    if isinstance(est, BradleyTerryMixture):
+        return {
+            "weights": est.weights_.copy(),
+            "scores": est.scores_.copy(),
+            "worths": _softmax_rows(est.scores_),
+        }
     if isinstance(est, MallowsMixture):
         return {"weights": est.weights_.copy(), "thetas": est.thetas_.copy()}
     if isinstance(est, PlackettLuceMixture):
@@ -137,7 +152,12 @@ def _params(est: Any) -> dict[str, np.ndarray]:
 
 
 def _centers(est: Any) -> np.ndarray:
-    """(K, m) central (Mallows) or modal (PL) rankings as position vectors (K = 1 for a model)."""
+    """(K, m) central (Mallows) or modal (PL, Bradley-Terry) rankings as position vectors
+    (K = 1 for a model)."""
+    if isinstance(est, BradleyTerryMixture):
+        return np.asarray(est.rankings_, dtype=np.int64)
+    if isinstance(est, BradleyTerry):
+        return np.argsort(np.argsort(-est.scores_, kind="stable"))[None, :]
     if isinstance(est, MallowsMixture):
         return np.asarray(est.center_positions_, dtype=np.int64)
     if isinstance(est, PlackettLuceMixture):
@@ -190,7 +210,8 @@ def match_components(
 
     Parameters
     ----------
-    ref, rep : fitted MallowsMixture or PlackettLuceMixture (same class, same K)
+    ref, rep : fitted MallowsMixture, PlackettLuceMixture or BradleyTerryMixture (same
+        class, same K)
     method : {"posterior", "parameters"}, default="posterior"
         The cost that the Hungarian algorithm (:func:`scipy.optimize.linear_sum_assignment`)
         minimises. ``"posterior"``: minus the co-membership
@@ -200,7 +221,9 @@ def match_components(
         (modal) rankings plus the weight gap plus a dispersion term (see
         :func:`_parameter_cost`; needs no data).
     R : Rankings, optional
-        The rankings for ``"posterior"`` (weights used).
+        The rankings for ``"posterior"`` (weights used); not needed when ``ref_proba`` and
+        ``rep_proba`` are given (then every row weighs 1, e.g. the assessors of a
+        Bradley-Terry mixture).
     ref_proba, rep_proba : ndarray of shape (len(R), K), optional
         ``predict_proba(R)`` of the two fits, when already computed.
 
@@ -221,11 +244,12 @@ def match_components(
     if method == "parameters":
         cost = _parameter_cost(ref, rep)
     else:
-        if R is None:
-            raise ValueError('method="posterior" needs the rankings R')
+        if R is None and (ref_proba is None or rep_proba is None):
+            raise ValueError('method="posterior" needs the rankings R (or both probabilities)')
         p = ref.predict_proba(R) if ref_proba is None else ref_proba
         q = rep.predict_proba(R) if rep_proba is None else rep_proba
-        cost = -(p * R.weights[:, None]).T @ q
+        w = R.weights if R is not None else np.ones(len(p))
+        cost = -(p * w[:, None]).T @ q
     rows, cols = linear_sum_assignment(cost)
     perm = np.empty(len(rows), dtype=np.int64)
     perm[rows] = cols
@@ -570,6 +594,11 @@ class BootstrapResult:
         return "\n".join(lines)
 
 
+def _check_n_boot(n_boot: Any) -> None:
+    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+
+
 # --------------------------------------------------------------------------------------------
 # the public function
 # --------------------------------------------------------------------------------------------
@@ -588,10 +617,15 @@ def bootstrap(
 
     Parameters
     ----------
-    estimator : Mallows, PlackettLuce, MallowsMixture or PlackettLuceMixture
+    estimator : Mallows, PlackettLuce, MallowsMixture, PlackettLuceMixture, BradleyTerry or
+        BradleyTerryMixture
         Fitted on ``R`` (an unfitted one is fitted on ``R`` first, as a clone).
-    R : Rankings or array-like
+    R : Rankings, array-like or Comparisons
         The data the estimator was fitted on (weights used; identical rankings are merged).
+        For the Bradley-Terry models, the :class:`~rankclust.pairwise.Comparisons`: the
+        replicates resample the **assessors** (each drawn assessor brings all of their
+        comparisons, so the dependence within an assessor is kept), or the comparison rows
+        when there is no assessor column (non-parametric only).
     n_boot : int, default=200
         Number of replicates.
     method : {"nonparametric", "parametric"}, default="nonparametric"
@@ -647,13 +681,19 @@ def bootstrap(
     >>> bool(low <= 1.0 <= high), res.center_probability > 0.9
     (True, True)
     """
+    if isinstance(estimator, BradleyTerry | BradleyTerryMixture) or isinstance(R, Comparisons):
+        from rankclust.inference._bootstrap_pairs import bootstrap_pairs
+
+        return bootstrap_pairs(
+            estimator, R, n_boot, method=method, warm_start=warm_start, match=match,
+            random_state=random_state, n_jobs=n_jobs,
+        )  # fmt: skip
     _check_estimator(estimator)
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     if match not in MATCH_METHODS:
         raise ValueError(f"match must be one of {MATCH_METHODS}, got {match!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
+    _check_n_boot(n_boot)
     kind = "top" if _is_mixture(estimator) else "subset"
     R = check_rankings(R, kind=kind, allow_ties=False, name="R")
     if not _is_fitted(estimator):

@@ -27,5 +27,6 @@ from rankclust.models._pl_information import (
 )
 from rankclust.models.mallows import Mallows
 from rankclust.models.plackett_luce import PlackettLuce
+from rankclust.models.plackett_luce_covariates import ItemCovariatePlackettLuce
 
-__all__ = ["Mallows", "PlackettLuce"]
+__all__ = ["ItemCovariatePlackettLuce", "Mallows", "PlackettLuce"]

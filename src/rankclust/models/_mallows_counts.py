@@ -1,23 +1,18 @@
-"""Mallows models from the distribution of the distance to the centre (shared by the
-Spearman, footrule, Hamming and Ulam modules).
+"""Mallows models from a table of distance counts (shared by the Spearman, footrule, Hamming
+and Ulam modules).
 
-For a right-invariant distance ``d`` the Mallows model ``P(pi) ∝ exp(-theta d(pi, c))`` has a
-normaliser that does not depend on the centre,
+When the number ``N_m(d)`` of permutations at each distance ``d`` from a centre is known
+(``d = 0..D``, or the values of a ``support`` array when the distance takes few of them, as
+Spearman's, which is always even), the Mallows model ``P(pi) = exp(-theta d(pi, center)) / psi(theta)`` has
 
-.. math:: Z_m(\\theta) = \\sum_{\\delta} N_m(\\delta)\\, e^{-\\theta \\delta},
+* ``psi(theta) = sum_d N_m(d) e^{-theta d}``,
+* the distance ``d(pi, center)`` distributed as ``P(d) = N_m(d) e^{-theta d} / psi(theta)``,
+  hence its mean and variance (``-d/dtheta log psi`` and ``d^2/dtheta^2 log psi``).
 
-where ``N_m(delta)`` counts the permutations of ``m`` items at distance ``delta`` from the
-identity. The distance to the centre of a draw is distributed as
-``P(delta) = N_m(delta) e^{-theta delta} / Z_m(theta)``, so the normaliser, the moments of the
-distance and the first stage of an exact sampler all follow from the vector of log-counts.
-Everything here is evaluated in log space, stable for every finite ``theta >= 0``.
-
-Two forms of the table: over an explicit ``support`` of distances (:func:`log_normalizer`,
-:func:`distance_pmf`, :func:`moments`, :func:`sample_distances`; Spearman and footrule), and
-dense over ``d = 0..D`` with ``-inf`` for empty distances (:func:`log_moments`,
-:func:`dense_distance_pmf`; Hamming and Ulam, stable for counts far beyond double range,
-``m!`` with ``m = 200``). Inputs are trusted; the model modules check theta and m with
-:func:`check_theta` and :func:`check_m`.
+Everything here works from ``log N_m(d)`` (``-inf`` where no permutation lies at ``d``) and
+evaluates in log space, so it is stable for counts far beyond double range (``m!`` with
+``m = 200``). Inputs are trusted; the model modules check theta and m with :func:`check_theta`
+and :func:`check_m`.
 """
 
 from __future__ import annotations
@@ -28,60 +23,18 @@ import numbers
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 __all__ = [
     "all_orders",
     "check_m",
     "check_theta",
-    "dense_distance_pmf",
     "distance_pmf",
     "log_moments",
-    "log_normalizer",
-    "log_weights",
-    "moments",
     "sample_distances",
     "weighted_unique_rows",
 ]
 
 
-def log_weights(log_counts: np.ndarray, support: np.ndarray, theta: float) -> np.ndarray:
-    """``log N(delta) - theta delta`` over the support (unnormalised log pmf of the distance)."""
-    return log_counts - float(theta) * support
-
-
-def log_normalizer(log_counts: np.ndarray, support: np.ndarray, theta: float) -> float:
-    """``log Z(theta) = logsumexp(log N - theta delta)``. O(len(support))."""
-    return float(logsumexp(log_weights(log_counts, support, theta)))
-
-
-def distance_pmf(log_counts: np.ndarray, support: np.ndarray, theta: float) -> np.ndarray:
-    """``P(delta)`` under the model, over the support (sums to 1)."""
-    lw = log_weights(log_counts, support, theta)
-    return np.exp(lw - logsumexp(lw))
-
-
-def moments(log_counts: np.ndarray, support: np.ndarray, theta: float) -> tuple[float, float]:
-    """Mean and variance of the distance to the centre (centred second moment, no cancellation)."""
-    p = distance_pmf(log_counts, support, theta)
-    mean = float(p @ support)
-    var = float(p @ (support - mean) ** 2)
-    return mean, max(var, 0.0)
-
-
-def sample_distances(
-    log_counts: np.ndarray,
-    support: np.ndarray,
-    theta: float,
-    size: int,
-    rng: np.random.RandomState,
-) -> np.ndarray:
-    """``size`` independent draws of the distance (indices into ``support``)."""
-    p = distance_pmf(log_counts, support, theta)
-    return rng.choice(len(support), size=size, p=p)
-
-
-# ---- the dense table over d = 0..D (Hamming, Ulam)
 def check_m(m: Any) -> int:
     """``m`` as a non-negative int, or a one-line ``ValueError``."""
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 0:
@@ -97,9 +50,17 @@ def check_theta(theta: Any) -> np.ndarray:
     return th
 
 
-def _log_weights(theta: np.ndarray, log_counts: np.ndarray) -> np.ndarray:
-    """``log N(d) - theta d``, shape ``theta.shape + (D + 1,)``; ``theta = inf`` keeps d = 0."""
-    d = np.arange(log_counts.shape[0], dtype=np.float64)
+def _support(log_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+    if support is None:
+        return np.arange(log_counts.shape[0], dtype=np.float64)
+    return np.asarray(support, dtype=np.float64)
+
+
+def _log_weights(
+    theta: np.ndarray, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> np.ndarray:
+    """``log N(d) - theta d``, shape ``theta.shape + (len(d),)``; ``theta = inf`` keeps d = 0."""
+    d = _support(log_counts, support)
     th = theta[..., None]
     with np.errstate(invalid="ignore"):
         a = log_counts - th * d
@@ -117,15 +78,20 @@ def _logsumexp(a: np.ndarray) -> np.ndarray:
     return top[..., 0] + np.log1p(rest.sum(axis=-1))
 
 
-def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
+def log_moments(
+    theta: Any, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> tuple[Any, Any, Any]:
     """``log psi``, mean and variance of the distance at each theta.
 
     Parameters
     ----------
     theta : float or ndarray of float
         Dispersions ``>= 0`` (checked by the caller).
-    log_counts : ndarray of float64, shape (D + 1,)
-        ``log N(d)`` for ``d = 0..D``, ``-inf`` for empty distances; ``N(0) = 1``.
+    log_counts : ndarray of float64, shape (D + 1,) or (len(support),)
+        ``log N(d)`` for ``d = 0..D`` (or for the values of ``support``), ``-inf`` for empty
+        distances; ``N(0) = 1``.
+    support : ndarray of float, optional
+        The distances ``log_counts`` refers to (default ``0..D``).
 
     Returns
     -------
@@ -136,10 +102,10 @@ def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
     Complexity: O(u D) time and memory for u values of theta.
     """
     th = np.asarray(theta, dtype=np.float64)
-    a = _log_weights(th, log_counts)
+    a = _log_weights(th, log_counts, support)
     log_psi = _logsumexp(a)
     p = np.exp(a - log_psi[..., None])
-    d = np.arange(log_counts.shape[0], dtype=np.float64)
+    d = _support(log_counts, support)
     mean = p @ d
     # the centred second moment (the raw one cancels when the variance is tiny)
     var = np.maximum(np.einsum("...d,...d->...", p, (d - mean[..., None]) ** 2), 0.0)
@@ -148,10 +114,24 @@ def log_moments(theta: Any, log_counts: np.ndarray) -> tuple[Any, Any, Any]:
     return log_psi, mean, var
 
 
-def dense_distance_pmf(theta: float, log_counts: np.ndarray) -> np.ndarray:
-    """``P(d)`` for ``d = 0..D`` at one theta (sums to 1). O(D)."""
-    a = _log_weights(np.asarray(float(theta)), log_counts)
+def distance_pmf(
+    theta: float, log_counts: np.ndarray, support: np.ndarray | None = None
+) -> np.ndarray:
+    """``P(d)`` for ``d = 0..D`` (or over ``support``) at one theta (sums to 1). O(D)."""
+    a = _log_weights(np.asarray(float(theta)), log_counts, support)
     return np.exp(a - _logsumexp(a))
+
+
+def sample_distances(
+    theta: float,
+    log_counts: np.ndarray,
+    support: np.ndarray | None,
+    size: int,
+    rng: np.random.RandomState,
+) -> np.ndarray:
+    """``size`` independent draws of the distance, as indices into ``log_counts``. O(D + size)."""
+    p = distance_pmf(theta, log_counts, support)
+    return rng.choice(len(p), size=size, p=p)
 
 
 def weighted_unique_rows(ranks: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -92,19 +92,19 @@ def distance_distribution(m: int) -> tuple[np.ndarray, np.ndarray]:
 def log_normalizer(theta: float, m: int) -> float:
     """``log Z_m(theta)`` of footrule-Mallows (exact, log space). O(m^2) after the table."""
     support, log_c = distance_distribution(m)
-    return counts.log_normalizer(log_c, support, theta)
+    return counts.log_moments(theta, log_c, support)[0]
 
 
 def expected_distance(theta: float, m: int) -> float:
     """``E_theta d_F`` (exact). O(m^2) after the table."""
     support, log_c = distance_distribution(m)
-    return counts.moments(log_c, support, theta)[0]
+    return counts.log_moments(theta, log_c, support)[1]
 
 
 def distance_variance(theta: float, m: int) -> float:
     """``Var_theta d_F`` (exact). O(m^2) after the table."""
     support, log_c = distance_distribution(m)
-    return counts.moments(log_c, support, theta)[1]
+    return counts.log_moments(theta, log_c, support)[2]
 
 
 def _draw_permutations(table, halves, u, out):  # pragma: no cover - compiled below
@@ -189,7 +189,7 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
         out[:] = center
         return out
     support, log_c = distance_distribution(m)
-    idx = counts.sample_distances(log_c, support, theta, size, rng)
+    idx = counts.sample_distances(theta, log_c, support, size, rng)
     halves = (support[idx] // 2).astype(np.int64)
     sigma = np.empty((size, m), dtype=np.int64)
     _nb_draw_permutations(_completion_table(m), halves, rng.random_sample((size, 2 * m)), sigma)

@@ -30,12 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from rankclust.models._mallows_counts import (
-    check_m,
-    check_theta,
-    dense_distance_pmf,
-    log_moments,
-)
+from rankclust.models._mallows_counts import check_m, check_theta, distance_pmf, log_moments
 
 __all__ = [
     "distance_counts",
@@ -249,7 +244,7 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
         raise ValueError(f"size must be >= 0, got {size}")
     if m == 0:
         return np.zeros((size, 0), dtype=np.int64)
-    p = dense_distance_pmf(th, _log_counts(m))
+    p = distance_pmf(th, _log_counts(m))
     dist = rng.choice(m + 1, size=size, p=p / p.sum())
     moved = np.argsort(rng.random_sample((size, m)), axis=1)  # first d columns are displaced
     sigma = np.tile(np.arange(m, dtype=np.int64), (size, 1))

@@ -357,7 +357,7 @@ def log_normalizer(theta: float, m: int) -> float:
     """``log Z_m(theta)``: exact for m <= 20, the extrapolation beyond (module docstring)."""
     if m <= EXACT_MAX_ITEMS:
         support, log_c = distance_distribution(m)
-        return counts.log_normalizer(log_c, support, theta)
+        return counts.log_moments(theta, log_c, support)[0]
     if theta == 0:
         return float(np.sum(np.log(np.arange(1, m + 1))))
     return _approx(theta, m)[0]
@@ -367,7 +367,7 @@ def expected_distance(theta: float, m: int) -> float:
     """``E_theta d_S``: exact for m <= 20, the extrapolation beyond."""
     if m <= EXACT_MAX_ITEMS:
         support, log_c = distance_distribution(m)
-        return counts.moments(log_c, support, theta)[0]
+        return counts.log_moments(theta, log_c, support)[1]
     if theta == 0:
         return _uniform_moments(m)[0]
     return _approx(theta, m)[1]
@@ -377,7 +377,7 @@ def distance_variance(theta: float, m: int) -> float:
     """``Var_theta d_S``: exact for m <= 20, the extrapolation beyond."""
     if m <= EXACT_MAX_ITEMS:
         support, log_c = distance_distribution(m)
-        return counts.moments(log_c, support, theta)[1]
+        return counts.log_moments(theta, log_c, support)[2]
     if theta == 0:
         return _uniform_moments(m)[1]
     return _approx(theta, m)[2]
@@ -429,7 +429,7 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
         sq = sum(p * p for p in range(m))
         d = 2.0 * (sq - (lo_full + np.arange(c.shape[0])))
         keep = c > 0
-        idx = counts.sample_distances(np.log(c[keep].astype(float)), d[keep], theta, size, rng)
+        idx = counts.sample_distances(theta, np.log(c[keep].astype(float)), d[keep], size, rng)
         targets = (lo_full + np.flatnonzero(keep))[idx].astype(np.int64)
         sigma = np.empty((size, m), dtype=np.int64)
         _nb_draw_permutations(

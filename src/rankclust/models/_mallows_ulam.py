@@ -52,7 +52,7 @@ from rankclust.models._mallows_counts import (
     all_orders,
     check_m,
     check_theta,
-    dense_distance_pmf,
+    distance_pmf,
     log_moments,
     weighted_unique_rows,
 )
@@ -456,7 +456,7 @@ def sample(center: np.ndarray, theta: float, size: int, rng: np.random.RandomSta
         raise ValueError(f"size must be >= 0, got {size}")
     if m == 0:
         return np.zeros((size, 0), dtype=np.int64)
-    p = dense_distance_pmf(th, log_distance_counts(m))
+    p = distance_pmf(th, log_distance_counts(m))
     dist = rng.choice(m, size=size, p=p / p.sum())
     chosen = np.zeros((size, m), dtype=np.int64)
     for d in np.unique(dist):

@@ -50,6 +50,7 @@ from rankclust._param_validation import (
     check_weight_total,
     validate_arguments,
 )
+from rankclust._row_threads import component_groups, run_blocks, split_rows
 from rankclust.models import _davidson_luce as dl
 from rankclust.rankings import Rankings, check_rankings
 
@@ -371,15 +372,14 @@ def stage_pass(
     z = np.ascontiguousarray(scores, dtype=np.float64)
     loglik = np.empty((u, z.shape[0]))
     expo = np.empty((u, z.shape[0], m) if exposure else (0, 0, 0))
-    _nb_stage_pass(
-        order,
-        np.ascontiguousarray(stages.in_set),
-        np.ascontiguousarray(stages.active),
-        z,
-        exposure,
-        loglik,
-        expo,
-    )
+    in_set = np.ascontiguousarray(stages.in_set)
+    active = np.ascontiguousarray(stages.active)
+
+    def block(lo: int, hi: int) -> None:  # rows are independent: any split, the same bits
+        out = expo[lo:hi] if exposure else expo
+        _nb_stage_pass(order[lo:hi], in_set[lo:hi], active[lo:hi], z, exposure, loglik[lo:hi], out)
+
+    run_blocks(block, split_rows(u))
     return loglik, (expo if exposure else None)
 
 
@@ -434,8 +434,9 @@ def loglik_rows(R: Rankings | ChoiceStages, scores: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # fitting
 # --------------------------------------------------------------------------------------------
-def _mm_sums(order, in_set, active, row_w, exposure, wins, denoms):  # pragma: no cover
-    """Add Hunter's MM sums of every row to ``wins`` and ``denoms`` (K, m), in place.
+def _mm_sums(order, in_set, active, row_w, exposure, wins, denoms, k_lo, k_hi):  # pragma: no cover
+    """Add Hunter's MM sums of every row to rows ``k_lo:k_hi`` of ``wins`` and ``denoms``
+    (K, m), in place (components ``k_lo:k_hi``, so that threads can share the components out).
 
     ``wins[k, c] += row_w[i, k]`` for the item ``c`` chosen at each active stage of row i;
     ``denoms[k, c] += row_w[i, k] * exposure[i, k, t]`` for the item ``c = order[i, t]`` at
@@ -444,10 +445,9 @@ def _mm_sums(order, in_set, active, row_w, exposure, wins, denoms):  # pragma: n
     same to the last bit. One pass, O(u K m) time.
     """
     u, m = order.shape
-    n_comp = row_w.shape[1]
     with_denoms = exposure.shape[0] > 0
     for i in range(u):
-        for k in range(n_comp):
+        for k in range(k_lo, k_hi):
             w = row_w[i, k]
             for t in range(m):
                 c = order[i, t]
@@ -475,15 +475,13 @@ def mm_sums(
     wins = np.zeros((k_comp, stages.n_items))
     denoms = np.zeros((k_comp, stages.n_items))
     expo = np.zeros((0, 0, 0)) if exposure is None else np.ascontiguousarray(exposure)
-    _nb_mm_sums(
-        order,
-        np.ascontiguousarray(stages.in_set),
-        np.ascontiguousarray(stages.active),
-        row_w,
-        expo,
-        wins,
-        denoms,
-    )
+    in_set = np.ascontiguousarray(stages.in_set)
+    active = np.ascontiguousarray(stages.active)
+
+    def group(k_lo: int, k_hi: int) -> None:  # components, never rows: the same sums
+        _nb_mm_sums(order, in_set, active, row_w, expo, wins, denoms, k_lo, k_hi)
+
+    run_blocks(group, component_groups(k_comp, order.shape[0]))
     return wins, denoms
 
 

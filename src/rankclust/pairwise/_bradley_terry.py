@@ -155,6 +155,32 @@ class _Pairs:
         return A
 
 
+def row_gradients(
+    C: Comparisons, x: np.ndarray, m: int, ties: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Gradient of each row's ``count * log P(outcome)`` in ``x = (z[, log nu])``.
+
+    Returns the entries at the winner's and the loser's log-worth (and at ``log nu`` with a
+    tie model), each shape (n,): ``[won] + tie/2 - a`` and ``tie/2 - b`` (``a = p_w + p_t/2``,
+    ``b = p_l + p_t/2``), ``[tie] - p_t``, times ``count``; without ties ``1 - p_w`` and
+    ``-(1 - p_w)``. Private helper of the mixture's information (trusts its input).
+    """
+    zw, zl = x[C.winner], x[C.loser]
+    c = C.count
+    if not ties:
+        q = c * expit(zl - zw)  # count * (1 - P(winner beats loser))
+        return q, -q, None
+    st = x[m] + 0.5 * (zw + zl)
+    lse = logsumexp(np.stack([zw, zl, st]), axis=0)
+    pw, pl, pt = np.exp(zw - lse), np.exp(zl - lse), np.exp(st - lse)
+    t = C.tie.astype(np.float64)
+    return (
+        c * ((1.0 - t) + 0.5 * t - (pw + 0.5 * pt)),
+        c * (0.5 * t - (pl + 0.5 * pt)),
+        c * (t - pt),
+    )
+
+
 def _prior(x: np.ndarray, m: int, alpha: float, kind: str) -> tuple[float, np.ndarray, np.ndarray]:
     """Log-prior, its gradient and the diagonal of its negative Hessian (in ``x``)."""
     z = x[:m]

@@ -14,11 +14,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
+from rankclust._limits import check_alloc
+from rankclust._mixture_louis import louis_information, reported_jacobian
 from rankclust._param_validation import Interval, ValidatedParamsMixin
-from rankclust.pairwise._bradley_terry import BradleyTerry
+from rankclust.pairwise._bradley_terry import BradleyTerry, _Pairs, _prior, row_gradients
 from rankclust.pairwise._comparisons import Comparisons
 
 __all__ = ["BradleyTerryMixture"]
+
+#: Largest working array of ``standard_errors`` (bytes): the per-assessor scores in phi.
+MAX_INFORMATION_BYTES = 2**30
 
 
 class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
@@ -159,10 +164,21 @@ class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
         if K > n_a:
             raise ValueError(f"n_components={K} exceeds the {n_a} assessors")
         rng = check_random_state(self.random_state)
-        best = None
+        starts = []
         for _ in range(self.n_init):
             resp = np.eye(K)[rng.randint(0, K, size=n_a)]
-            resp = 0.9 * resp + 0.1 / K  # soft start: no component starts empty
+            starts.append(0.9 * resp + 0.1 / K)  # soft start: no component starts empty
+        return self._fit(C, starts)
+
+    def _fit(self, C: Comparisons, starts: list[np.ndarray]) -> BradleyTerryMixture:
+        """EM from each start (responsibilities, shape (n_assessors, K)); keep the best.
+
+        Prior validation of ``C`` is assumed (also the entry of the bootstrap's warm refits,
+        started at a fitted mixture's responsibilities).
+        """
+        K, n_a = self.n_components, C.n_assessors
+        best = None
+        for resp in starts:
             run = self._em(C, resp)
             if best is None or run[3] > best[3]:
                 best = run
@@ -228,6 +244,105 @@ class BradleyTerryMixture(ValidatedParamsMixin, BaseEstimator):
     def predict(self, C: Comparisons) -> np.ndarray:
         """Most probable component of each assessor of ``C``, shape (C.n_assessors,)."""
         return self.predict_proba(C).argmax(axis=1)
+
+    # ---------------------------------------------------------------- uncertainty
+    def standard_errors(self, C: Comparisons) -> Any:
+        """Standard errors of the weights, log-worths (and tie strengths) of each component.
+
+        The observed information of the mixture's log-posterior by Louis's (1982) method;
+        see :func:`rankclust.inference.mixture_standard_errors`, which this calls.
+
+        Parameters
+        ----------
+        C : Comparisons
+            The comparisons of the fit.
+
+        Returns
+        -------
+        MixtureStandardErrors
+            ``weights_se`` (K,), ``scores_se`` (K, m) and, with ties, ``tie_strengths_se``.
+
+        Notes
+        -----
+        Complexity: O(n K + a K p^2 + p^3) time, O(a K p + p^2) memory for n comparison rows
+        and a assessors, ``p = K (m + 1)`` parameters; refused beyond
+        ``MAX_INFORMATION_BYTES``. With K = 1 it equals :meth:`BradleyTerry.standard_errors`
+        of the same prior.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from rankclust.pairwise import BradleyTerryMixture, Comparisons
+        >>> winner = [0, 1, 0, 1] * 10 + [2, 1, 2, 0] * 10
+        >>> loser = [1, 2, 2, 0] * 10 + [1, 0, 0, 2] * 10
+        >>> C = Comparisons.from_arrays(winner, loser, assessor=np.repeat(np.arange(20), 4))
+        >>> mix = BradleyTerryMixture(n_components=2, random_state=0).fit(C)
+        >>> se = mix.standard_errors(C)
+        >>> se.scores_se.shape, se.weights_se.round(3).tolist()
+        ((2, 3), [0.154, 0.154])
+        """
+        from rankclust.inference import mixture_standard_errors
+
+        return mixture_standard_errors(self, C)
+
+    def _information_pieces(self, C: Comparisons) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Observed information of the log-posterior in ``phi``, the Jacobian of the reported
+        parameters and the free components (all), for
+        :func:`rankclust.inference.mixture_information`.
+
+        ``phi = (a_1..a_{K-1}, x_1..x_K)``: the weights' logits, then per component the
+        *uncentred* log-worths ``z_k`` (the gamma prior identifies them: at the MAP
+        ``sum_j exp(z_kj) = m``, so ``z_k = scores_[k] + log(m / sum exp(scores_[k]))``) and,
+        with ties, ``log nu_k``. The information is Louis's formula over the assessors plus
+        the prior's curvature ``alpha exp(z_kj)`` on the diagonal; the reported parameters
+        are ``(weights_, scores_[0] [, tie_strengths_[0]], ..., scores_[K-1] [, ...])`` with
+        the sum-zero scores and ``nu_k = exp(log nu_k)``.
+        """
+        check_is_fitted(self)
+        if not isinstance(C, Comparisons):
+            raise TypeError(f"expected a Comparisons, got {type(C).__name__}")
+        if not C.has_assessors:
+            raise ValueError("C has no assessor column")
+        m, K, n_a = self.n_items_, self.n_components, C.n_assessors
+        if C.n_items != m:
+            raise ValueError(f"C has {C.n_items} items, the model {m}")
+        ties = bool(self.tie_strengths_.max() > 0)
+        if bool(C.tie.any()) != ties:
+            raise ValueError("C is not the data of the fit: ties in one and not the other")
+        if len(self.responsibilities_) != n_a:
+            raise ValueError(f"C has {n_a} assessors, the fit {len(self.responsibilities_)}")
+        dim = m + (1 if ties else 0)
+        check_alloc(8.0 * n_a * K * (K * dim + K) * 2, MAX_INFORMATION_BYTES,
+                    "the mixture's information")  # fmt: skip
+        pi = np.asarray(self.weights_, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            L = self._assessor_loglik(C, self._components(), n_a) + np.log(pi)
+        tau = np.exp(L - logsumexp(L, axis=1, keepdims=True))
+        centre = np.zeros((dim, dim))
+        centre[:m, :m] = np.eye(m) - 1.0 / m
+        grads, infos, jacs = [], [], []
+        for k in range(K):
+            s = self.scores_[k]
+            x = s + np.log(m / np.exp(s).sum())
+            if ties:
+                x = np.append(x, np.log(self.tie_strengths_[k]))
+            gw, gl, gt = row_gradients(C, x, m, ties)
+            g = np.bincount(C.assessor * dim + C.winner, gw, minlength=n_a * dim)
+            g += np.bincount(C.assessor * dim + C.loser, gl, minlength=n_a * dim)
+            g = g.reshape(n_a, dim)
+            if ties:
+                g[:, m] = np.bincount(C.assessor, gt, minlength=n_a)
+            grads.append(g)
+            P = _Pairs(C, tau[C.assessor, k], ties)
+            _, H = P.grad_and_info(x)
+            _, _, dp = _prior(x, m, float(self.alpha), "gamma")
+            infos.append(P.info_dense(H) + np.diag(dp))
+            jac = centre.copy()
+            if ties:
+                jac[m, m] = self.tie_strengths_[k]  # d nu / d log nu
+            jacs.append(jac)
+        info = louis_information(np.ones(n_a), tau, pi, grads, infos)
+        return info, reported_jacobian(pi, jacs), np.ones(K, dtype=bool)
 
     def _validate_loaded_state(self) -> None:
         """Check the state of a model read by :func:`rankclust.persistence.load`."""

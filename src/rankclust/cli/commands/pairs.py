@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
+
 from rankclust.cli._checks import check_k
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
 from rankclust.cli._input import load_pairs
+from rankclust.cli._intervals import check_interval_options, report_intervals
 from rankclust.cli._methods import PAIR_METHODS, Method, make_estimator, parse_set
-from rankclust.cli._outputs import Outputs
+from rankclust.cli._outputs import Outputs, pairs_figures
 
 __all__ = ["cmd_cluster_pairs", "cmd_select_k_pairs", "pair_method"]
 
@@ -30,12 +33,6 @@ _MAX_SE_ITEMS = 2000
 _REFUSED = (
     ("kind", "--kind", "the comparisons of a pairs file have no absent items"),
     ("items", "--items", "a pairs file names its items in its winner/loser columns"),
-    ("ci", "--ci", "bootstrap intervals are not implemented for pairwise comparisons; -k 1 "
-     "prints standard errors"),
-    ("ci_level", "--ci-level", "it sets the coverage of --ci, which pair data do not take"),
-    ("n_jobs", "--n-jobs", "only the bootstrap of --ci/--lrt runs in parallel"),
-    ("plots", "--plots", "no figures for pairwise comparisons yet; --json FILE writes the "
-     "clusters, rankings and scores"),
     ("lrt", "--lrt", "the likelihood-ratio test is implemented for ranking mixtures only"),
 )  # fmt: skip
 
@@ -52,6 +49,9 @@ def pair_method(args: argparse.Namespace) -> Method:
     for dest, option, reason in _REFUSED:
         if getattr(args, dest, None) not in (None, False):
             raise CLIError(f"{option}: {reason}")
+    from rankclust.pairwise import BradleyTerryMixture
+
+    check_interval_options(args, BradleyTerryMixture)  # --ci-level, --n-jobs need --ci
     return PAIR_METHODS[name]
 
 
@@ -78,12 +78,31 @@ def _make(args: argparse.Namespace, method: Method, C: Any, k: int) -> Any:
 
 
 def _fit(est: Any, C: Any, k: int, console: Console) -> Any:
-    """Fit; for one Bradley-Terry model also its standard errors (None when too large)."""
+    """Fit, then the standard errors: of one model's log-worths (an array), of a mixture's
+    weights and log-worths (a MixtureStandardErrors); None when too large or singular."""
     with console.task(f"fitting {type(est).__name__} with K={k}"):
         est.fit(C)
-    if hasattr(est, "labels_") or C.n_items > _MAX_SE_ITEMS:
+    return _standard_errors(est, C)
+
+
+def _standard_errors(est: Any, C: Any) -> Any:
+    if C.n_items > _MAX_SE_ITEMS:
         return None
-    return est.standard_errors(C)[: C.n_items]
+    if not hasattr(est, "labels_"):
+        return est.standard_errors(C)[: C.n_items]
+    try:
+        return est.standard_errors(C)
+    except ValueError:  # a singular information (an empty or duplicated component)
+        return None
+
+
+def _wald(est: Any, se: Any) -> Any:
+    """Wald bounds (95%) of the log-worths from their standard errors, or None."""
+    if se is None or not isinstance(se, np.ndarray):
+        return se  # None, or a mixture's MixtureStandardErrors (intervals of its own)
+    from rankclust.inference import wald_intervals
+
+    return wald_intervals(est.scores_, se)
 
 
 def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
@@ -97,12 +116,17 @@ def cmd_cluster_pairs(args: argparse.Namespace, console: Console) -> int:
     se = _fit(est, C, args.k, console)
     closure = _closure(C)
     title = f"{type(est).__name__} ({method.name}), K={args.k}"
+    one_se = se if isinstance(se, np.ndarray) else None  # printed for one model only
     text = pairs_summary(est, C, closure, title=title, max_items=console.max_items,
-                         standard_errors=se)  # fmt: skip
+                         standard_errors=one_se)  # fmt: skip
     (console.summary(text, C.n_items) if hasattr(est, "labels_") else console.print(text))
+    intervals, boot = report_intervals(args, est, C, console, pairs=True)
     out = Outputs(args, console)
     extra = {"command": "cluster", "input": args.file, "method": method.name}
+    if intervals is not None:
+        extra["intervals"] = intervals
     out.json(pairs_result(est, C, closure, extra=extra, standard_errors=se))
+    pairs_figures(out, est, C, boot if boot is not None else _wald(est, se), args.ci_level)
     out.save(est)
     out.report()
     return EXIT_OK
@@ -145,10 +169,20 @@ def cmd_select_k_pairs(args: argparse.Namespace, console: Console) -> int:
     console.summary(pairs_summary(
         models[best_k], C, closure, title=f"best K={best_k} by BIC", max_items=console.max_items,
     ), C.n_items)  # fmt: skip
+    intervals, boot = report_intervals(args, models[best_k], C, console, pairs=True)
+    se = _standard_errors(models[best_k], C)
     out = Outputs(args, console)
     extra = {"command": "select-k", "input": args.file, "method": method.name,
              "selection": rows, "best_k": best_k, "criterion": "bic"}  # fmt: skip
-    out.json(pairs_result(models[best_k], C, closure, extra=extra))
+    if intervals is not None:
+        extra["intervals"] = intervals
+    out.json(pairs_result(models[best_k], C, closure, extra=extra, standard_errors=se))
+    if out.want_plots():
+        from rankclust.plotting import plot_bic
+
+        out.figure("model_selection.png",
+                   lambda: plot_bic(rows, title=f"Model selection: {cls.__name__}"))  # fmt: skip
+        pairs_figures(out, models[best_k], C, boot if boot is not None else se, args.ci_level)
     out.save(models[best_k])
     out.report()
     return EXIT_OK

@@ -56,7 +56,9 @@ def interval_summary(data: Mapping[str, Any], items: Sequence[str] | None = None
     level = _level(data)
     lines = [
         # no wall time here: the same seed prints the same summary (the time is in the JSON)
-        f"Intervals: {data['n_boot']} {data['method']} replicates, {level} percentile intervals"
+        f"Intervals: {data['n_boot']} {data['method']} replicates"
+        + (f" ({data['unit']} resampled)" if data.get("unit") else "")
+        + f", {level} percentile intervals"
     ]
     headers = ["cluster", f"proportion [{level}]"]
     has_theta = "theta" in comps[0]
@@ -83,7 +85,8 @@ def interval_summary(data: Mapping[str, Any], items: Sequence[str] | None = None
         headers = ["item"] + [f"cluster {c['cluster']}" for c in comps]
         lines.append(_indent(format_table(headers, table, align="l" * len(headers))))
     if len(comps) > 1:  # one component: every ballot keeps it
-        lines.append(_stability_line(data["membership_stability"]))
+        unit = "assessors" if data.get("unit") == "assessors" else "ballots"
+        lines.append(_stability_line(data["membership_stability"], unit))
     if data.get("n_not_converged"):
         lines.append(
             f"({data['n_not_converged']} replicate fits stopped at max_iter; their estimates "
@@ -95,14 +98,15 @@ def interval_summary(data: Mapping[str, Any], items: Sequence[str] | None = None
     return "\n".join(lines)
 
 
-def _stability_line(s: Mapping[str, Any]) -> str:
+def _stability_line(s: Mapping[str, Any], unit: str = "ballots") -> str:
     per = ", ".join(
         f"{k}: {_fmt(v) if v is not None else '-'}" for k, v in enumerate(s["per_cluster_mean"])
     )
     return (
-        f"membership stability: {100 * float(s['share_stable']):.3g}% of the ballots keep "
+        f"membership stability: {100 * float(s['share_stable']):.3g}% of the {unit} keep "
         f"their cluster in >= {100 * float(s['stable_threshold']):.3g}% of the replicates\n"
-        f"  (share of replicates per ballot: mean {_fmt(s['mean'])}, lowest {_fmt(s['min'])}; "
+        f"  (share of replicates per {unit[:-1]}: mean {_fmt(s['mean'])}, lowest "
+        f"{_fmt(s['min'])}; "
         f"mean per cluster {per})"
     )
 

@@ -114,10 +114,12 @@ def pairs_result(
     closure: Any,
     *,
     extra: dict[str, Any],
-    standard_errors: np.ndarray | None = None,
+    standard_errors: Any = None,
 ) -> dict[str, Any]:
     """The ``--json`` result: clusters with named rankings and scores, assessor labels,
-    intransitive assessors (with one cycle each), fit criteria."""
+    intransitive assessors (with one cycle each), fit criteria, and the standard errors
+    (``standard_errors``: an array of one model's log-worths, or a mixture's
+    ``MixtureStandardErrors``: weights, log-worths per cluster, tie strengths)."""
     names = [C.item_name(j) for j in range(C.n_items)]
     out: dict[str, Any] = dict(extra)
     out.update(
@@ -138,6 +140,16 @@ def pairs_result(
             n_iter=int(est.n_iter_),
             labels={who[a]: int(est.labels_[a]) for a in range(C.n_assessors)},
         )
+        if standard_errors is not None:  # a MixtureStandardErrors
+            se = standard_errors
+            out["standard_errors"] = {
+                "weights": [float(x) for x in se.weights_se],
+                "scores": [
+                    {names[j]: float(row[j]) for j in range(C.n_items)} for row in se.scores_se
+                ],
+            }
+            if se.tie_strengths_se is not None:
+                out["standard_errors"]["tie_strengths"] = [float(x) for x in se.tie_strengths_se]
     else:
         out.update(
             k=1,
