@@ -477,3 +477,11 @@ def test_cli_lrt_with_one_distance_and_refusals(capsys, tmp_path):
     one_line_error(code, err, "--lrt", "one --distance")
     code, _, err = run(capsys, "cluster", path, "-k", 2, "--distance", "spearman", "--ci", 5)
     one_line_error(code, err, "--ci", "kendall only")
+
+
+def test_too_many_completions_in_all_are_refused():
+    # 60 distinct top-2 lists of 10 items: 8! = 40,320 completions each, 2.4 million in all
+    pairs = [list(p) for p in itertools.permutations(range(10), 2)][:60]
+    R = Rankings.from_orderings(pairs, n_items=10, kind="top")
+    with pytest.raises(ValueError, match=r"^R: the 60 distinct rankings have 2419200 compl"):
+        MallowsMixture(distance="spearman", n_components=1).fit(R)

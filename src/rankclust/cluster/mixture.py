@@ -106,6 +106,7 @@ from rankclust.distances import kendall_distances
 from rankclust.models import plackett_luce as pl_model
 from rankclust.models.mallows import (
     COMPLETION_CAP,
+    EM_TOTAL_CAP,
     MALLOWS_DISTANCES,
     THETA_MAX,
     bucket_size_counts,
@@ -1268,6 +1269,18 @@ def _distance_data(Ru: Rankings) -> _DistanceData:
         ranks = np.asarray(Ru.ranks, dtype=np.int64)
         return _DistanceData(
             R=Ru, ranks=Ru.ranks, w=Ru.weights, orders=orders, comp=Ru, comp_ranks=ranks
+        )
+    # completions per row depend on its length only; all of them are held at once
+    _, first, count = np.unique(lengths, return_index=True, return_counts=True)
+    total = sum(
+        n_completions(np.asarray(Ru.ranks[i]), Ru.kind) * int(c)
+        for i, c in zip(first, count, strict=True)
+    )
+    if total > EM_TOTAL_CAP:
+        raise ValueError(
+            f"R: the {len(lengths)} distinct rankings have {total} completions in all (limit "
+            f"{EM_TOTAL_CAP}); a mixture with a distance other than Kendall sums over them "
+            "exactly: use fewer or longer rankings, or distance='kendall'"
         )
     blocks = [
         completions(row, Ru.kind) if t < m else row[None, :].astype(np.int64)

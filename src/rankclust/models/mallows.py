@@ -131,6 +131,7 @@ bucket_size_counts = ties.bucket_size_counts
 # for the mixtures' partial rows under other distances (not in __all__; home:
 # rankclust.models._mallows_partial)
 COMPLETION_CAP = partial.COMPLETION_CAP
+EM_TOTAL_CAP = partial.EM_TOTAL_CAP
 completions = partial.completions
 n_completions = partial.n_completions
 
