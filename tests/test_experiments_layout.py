@@ -174,6 +174,11 @@ RENDERS = {
         ["studies/item_covariates_sushi.py", "--report"],
         False,
     ),
+    "studies/results/pl_tree_sushi.md": (["studies/pl_tree_sushi.py", "--report"], False),
+    "studies/results/mixture_experts_sushi.md": (
+        ["studies/mixture_experts_sushi.py", "--report"],
+        False,
+    ),
     # the hand-written analysis follows the rendered tables
     "cheng2009/results/label_ranking_cheng2009.md": (
         [

@@ -117,6 +117,11 @@ def _ranking_cases() -> dict[str, object]:
 _PREDICTORS = ("predict", "predict_proba", "logpdf", "score_samples", "transform")
 
 
+#: models of rankings given covariates of the rankers (``fit(R, X)``, ``logpdf(R, X)``), each
+#: with its own alignment test below
+_COVARIATE_CASES = ("PlackettLuceTree",)
+
+
 def test_every_ranking_predictor_is_covered():
     """Every registered clusterer or model with predict/logpdf is in the alignment test."""
     found = {
@@ -124,7 +129,33 @@ def test_every_ranking_predictor_is_covered():
         for name, cls in _registered(("rankclust.cluster", "rankclust.models")).items()
         if hasattr(cls, "predict") or hasattr(cls, "logpdf")
     }
-    assert found == set(_ranking_cases())
+    assert found == set(_ranking_cases()) | set(_COVARIATE_CASES)
+
+
+def test_plackett_luce_tree_aligns_items_by_name(tmp_path):
+    from rankclust.models import PlackettLuce, PlackettLuceTree
+
+    rng = np.random.default_rng(0)
+    X = np.c_[np.arange(200) % 2, rng.normal(size=200)]
+    a, b = (PlackettLuce.from_params(scores=z).sample(200, random_state=s)
+            for z, s in (([1.0, 0.5, 0.0, -0.5, -1.0], 1), ([-1.0, -0.5, 0.0, 0.5, 1.0], 2)))  # fmt: skip
+    R0 = Rankings(np.where(X[:, :1] == 1, a.ranks, b.ranks))
+    R = Rankings(R0.ranks, items=ITEMS)
+    tree = PlackettLuceTree(min_samples_leaf=20).fit(R, X)
+    assert tree.items_ == ITEMS and tree.n_leaves_ >= 2
+    perm = [3, 0, 4, 2, 1]
+    shuffled = Rankings(R.ranks[:, perm], items=[ITEMS[p] for p in perm])
+    want = tree.logpdf(R, X)
+    np.testing.assert_allclose(tree.logpdf(shuffled, X), want)
+    np.testing.assert_allclose(tree.logpdf(R0, X), want)  # unnamed: by position
+    renamed = Rankings(R.ranks, items=("apple", "kiwi", "fig", "lime", "plum"))
+    with pytest.raises(ValueError, match=r"unknown item\(s\) 'plum'; missing item\(s\) 'pear'"):
+        tree.logpdf(renamed, X)
+    assert all(model.items_ == ITEMS for model in tree.node_models_)
+    save(tree, tmp_path / "m.zip")
+    back = load(tmp_path / "m.zip")
+    assert back.items_ == ITEMS
+    np.testing.assert_allclose(back.logpdf(shuffled, X), want)
 
 
 def _outputs(est, R):

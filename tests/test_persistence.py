@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import io
 import json
 import zipfile
@@ -415,6 +416,10 @@ def _fit_for_family(est, family, rng):
         C = Comparisons.from_rankings(R)
         est.fit(C)
         return (C,)
+    if family == "models" and "X" in inspect.signature(est.fit).parameters:
+        X = np.c_[rng.integers(0, 2, size=40), rng.normal(size=40)]  # covariates of rankers
+        est.fit(R, X)
+        return (R, X)
     if family in ("models", "cluster"):
         try:
             est.fit(R)

@@ -48,6 +48,7 @@ __all__ = [
     "check_sample_weight",
     "check_weight_shape",
     "check_weight_total",
+    "refuse_sample_weight",
     "validate_arguments",
     "validate_params",
 ]
@@ -255,6 +256,13 @@ def check_sample_weight(
     if not allow_zero_total and not w.sum() > 0:
         raise InvalidParameterError(f"{name} sums to zero")
     return w
+
+
+def refuse_sample_weight(sample_weight: Any, owner: str) -> None:
+    """A one-line ``InvalidParameterError`` when ``sample_weight`` is given to ``owner``, which
+    is fitted without row weights (its weights live in its data, e.g. comparison counts)."""
+    if sample_weight is not None:
+        raise InvalidParameterError(f"{owner} is fitted without sample_weight")
 
 
 def check_weight_shape(

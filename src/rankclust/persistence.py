@@ -110,6 +110,7 @@ RANKCLUST_CLASSES: frozenset[str] = frozenset(
         "rankclust.label_ranking.tree:LabelRankingTree",
         "rankclust.models.mallows:Mallows",
         "rankclust.models.plackett_luce:PlackettLuce",
+        "rankclust.models.pl_tree:PlackettLuceTree",
         "rankclust.models.plackett_luce_covariates:ItemCovariatePlackettLuce",
         "rankclust.ordinal.baselines:CPCMMC",
         "rankclust.ordinal.baselines:CPMMC",

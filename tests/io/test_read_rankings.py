@@ -368,6 +368,13 @@ def test_read_item_names(tmp_path):
     _one_line(exc, "d.txt, line 3", "'a' appears more than once")
 
 
+def test_read_numeric_csv_header(tmp_path):
+    X, names = read_numeric_csv(_write(tmp_path, "h.csv", "a, b\n1,2\n"), return_header=True)
+    assert names == ["a", "b"] and X.tolist() == [[1.0, 2.0]]
+    X, names = read_numeric_csv(_write(tmp_path, "n.csv", "1,2\n"), return_header=True)
+    assert names is None and X.tolist() == [[1.0, 2.0]]
+
+
 def test_read_numeric_csv(tmp_path):
     X = read_numeric_csv(_write(tmp_path, "f.csv", "a,b\n1,2\n3,4.5\n"))
     np.testing.assert_allclose(X, [[1, 2], [3, 4.5]])

@@ -5,6 +5,8 @@ Estimators are found by walking the ``rankclust`` sub-packages for public, concr
 without editing the tests. Each is put in one *family* by what its ``fit`` takes:
 
 * ``"rankings"`` -- ``fit(R)``: models and clusterers of rankings (input is a Rankings);
+* ``"covariates"`` -- ``fit(R, X)``: models of rankings given covariates of the people who
+  ranked (``X`` required; predictions take ``X``, ``logpdf`` takes ``(R, X)``);
 * ``"label_ranking"`` -- ``fit(X, Y)`` predicting a ranking (``rankclust.label_ranking``);
 * ``"supervised"`` -- ``fit(X, Y)`` clustering label-ranking data (``rankclust.supervised``);
 * ``"features"`` -- ``fit(X)`` with optional side information (``rankclust.ordinal``).
@@ -84,8 +86,11 @@ def discover() -> dict[str, type]:
 
 
 def family(cls: type) -> str:
-    params = list(inspect.signature(cls.fit).parameters)[1:]
+    sig = inspect.signature(cls.fit).parameters
+    params = list(sig)[1:]
     if params[0] == "R":
+        if len(params) > 1 and params[1] == "X" and sig["X"].default is inspect.Parameter.empty:
+            return "covariates"
         return "rankings"
     if cls.__module__.startswith("rankclust.label_ranking"):
         return "label_ranking"
@@ -142,17 +147,26 @@ def ranking_kind(cls: type) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            make(cls).fit(ranking_data(n=8))
+            R = ranking_data(n=8)
+            make(cls).fit(R, *((covariates_for(len(R)),) if family(cls) == "covariates" else ()))
     except ValueError as exc:
         if "kind=" in str(exc):
             return "top"
     return "subset"
 
 
+def covariates_for(n: int, seed: int = 0) -> np.ndarray:
+    """Covariates of ``n`` people: the group of :func:`ranking_data` (row parity) and noise."""
+    return np.c_[np.arange(n) % 2, np.random.default_rng(seed).normal(size=n)]
+
+
 def fit_args(cls: type, seed: int = 0) -> tuple:
     fam = family(cls)
     if fam == "rankings":
         return (ranking_data(seed=seed).with_kind(ranking_kind(cls)),)
+    if fam == "covariates":
+        R = ranking_data(seed=seed).with_kind(ranking_kind(cls))
+        return (R, covariates_for(len(R), seed))
     if fam in ("label_ranking", "supervised"):
         return xy_data(seed=seed)
     return (features_data(seed=seed),)
@@ -168,6 +182,8 @@ def has_output(est: BaseEstimator) -> bool:
 def output_of(est: BaseEstimator, args: tuple) -> Any:
     """What a fitted estimator says about data (its fitted labels if it cannot predict)."""
     data = args[0]
+    if family(type(est)) == "covariates":
+        return est.logpdf(args[0], args[1])
     for meth in PREDICT_METHODS:
         if hasattr(est, meth):
             return getattr(est, meth)(data)

@@ -145,6 +145,9 @@ EXCLUDED["supervised"] = {
     "test_reproducibility"
     for c in _Y_CHECKS
 }
+#: fit(R, X): scikit-learn's generated X is read as rankings first and refused as for the
+#: rankings family; the properties are tested on rankings with covariates in this module
+EXCLUDED["covariates"] = dict(EXCLUDED["rankings"])
 _K1 = (
     "scikit-learn sets n_clusters=1; ordinal clustering needs at least 2 ordered clusters, "
     "refused by the parameter constraint (a clean ValueError)"
@@ -277,7 +280,7 @@ def test_ranking_fit_contract(name):
     assert equal(est.get_params(deep=False), before), "fit changed a hyper-parameter"
     state = fitted_state(est)
     assert state, "no learned attribute (name ending in '_') after fit"
-    if family(cls) == "rankings":
+    if family(cls) in ("rankings", "covariates"):
         R = args[0]
         n_items = getattr(est, "n_items_", None)
         if n_items is not None:
@@ -317,10 +320,12 @@ def test_not_fitted_error(name):
     cls = ESTIMATORS[name]
     args = fit_args(cls)
     est = make(cls)
+    covariates = family(cls) == "covariates"  # predictions take X, logpdf (R, X)
     for meth in ("predict", "predict_proba", "logpdf", "transform", "predict_ranking"):
         if hasattr(est, meth):
+            margs = (args if meth == "logpdf" else args[1:]) if covariates else args[:1]
             with pytest.raises(NotFittedError):
-                getattr(est, meth)(args[0])
+                getattr(est, meth)(*margs)
 
 
 @pytest.mark.parametrize("name", list(ESTIMATORS))
@@ -352,11 +357,14 @@ def test_ranking_predictions_order_and_subset_invariant(name):
         est = make(cls).fit(*args)
         data = args[0]
         n = len(data) if isinstance(data, Rankings) else np.asarray(data).shape[0]
-        full = np.asarray(output_of(est, (data,)))
+        # rows of every input that predictions read (the covariates' X with its rankings)
+        inputs = args if family(cls) == "covariates" else (data,)
+        full = np.asarray(output_of(est, inputs))
         perm = np.random.default_rng(0).permutation(n)
-        permuted = np.asarray(output_of(est, (_rows(data, perm),)))
+        permuted = np.asarray(output_of(est, tuple(_rows(a, perm) for a in inputs)))
         np.testing.assert_allclose(permuted, full[perm], rtol=1e-9, atol=1e-12)
-        half = np.asarray(output_of(est, (_rows(data, np.arange(n // 2)),)))
+        first = np.arange(n // 2)
+        half = np.asarray(output_of(est, tuple(_rows(a, first) for a in inputs)))
         np.testing.assert_allclose(half, full[: n // 2], rtol=1e-9, atol=1e-12)
 
 

@@ -129,6 +129,10 @@ def _features_scenarios() -> dict:
 def _fit(est, fam: str, data):
     if fam == "rankings":
         return est.fit(data)
+    if fam == "covariates":  # hostile rankings with valid covariates, one row per input row
+        from tests.reliability._estimators import covariates_for
+
+        return est.fit(data, covariates_for(len(data)))
     if fam == "features":
         X, kw = data
         kw = {k: v for k, v in kw.items() if k in _fit_kwargs(est)}
@@ -157,7 +161,7 @@ KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 def _cases():
     for name, cls in ESTIMATORS.items():
         fam = family(cls)
-        if fam == "rankings":
+        if fam in ("rankings", "covariates"):
             from tests.reliability._estimators import ranking_kind
 
             scen = list(_rankings_scenarios(ranking_kind(cls)))
@@ -173,7 +177,7 @@ def _cases():
 
 def _scenario_data(cls, scenario: str):
     fam = family(cls)
-    if fam == "rankings":
+    if fam in ("rankings", "covariates"):
         from tests.reliability._estimators import ranking_kind
 
         return _rankings_scenarios(ranking_kind(cls))[scenario]
@@ -195,7 +199,7 @@ def _valid_fit(est, fam: str, data) -> None:
         val = getattr(est, attr, None)
         if isinstance(val, np.ndarray | float) and np.size(val):
             assert not np.isnan(val).any(), f"{attr} is NaN"
-    if hasattr(est, "predict") and fam != "rankings":
+    if hasattr(est, "predict") and fam not in ("rankings", "covariates"):
         X = data[0]
         if np.asarray(X).ndim == 2 and len(X):
             out = np.asarray(est.predict(X))

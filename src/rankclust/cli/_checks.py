@@ -103,6 +103,11 @@ def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]
             "--lrt: the likelihood-ratio tests compare K with K-1 for one distance; give "
             "one --distance"
         )
+    if len(names) > 1 and getattr(args, "features", None) is not None:
+        raise CLIError(
+            "--features: a mixture of experts is compared over K for one distance; give "
+            "one --distance"
+        )
     return names
 
 

@@ -295,6 +295,16 @@ def _add_cluster(command: Callable[..., argparse.ArgumentParser]) -> None:
                         "the registered Mallows distances (kendall, the default, fits "
                         "partial and tied rankings; spearman, footrule and the others fit "
                         "rankings without ties, partial ones with at most 8! completions)")  # fmt: skip
+    _add_features(p)
+
+
+def _add_features(p: argparse.ArgumentParser) -> None:
+    """``--features FILE`` of ``cluster`` and ``select-k`` (mixtures of experts)."""
+    p.add_argument("--features", metavar="FILE.csv",
+                   help="respondent covariates: a numeric CSV (header optional), one row per "
+                        "ranking in file order; --method mixture / pl-mixture then fit a "
+                        "mixture of experts (mixing weights a multinomial logit of the "
+                        "covariates) and print the gate's coefficients with standard errors")  # fmt: skip
 
 
 def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -302,6 +312,7 @@ def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("select-k", cmd_select_k,
                 help="choose K by BIC/ICL/AIC (or an elbow of the objective)",
                 description="Fit one model per K and compare information criteria.")  # fmt: skip
+    _add_features(p)
     p.add_argument("--ks", default="1..8", help="values of K: 1..8, 2-6 or 2,3,5 (default 1..8)")
     p.add_argument("--criterion", choices=["bic", "icl", "aic"], default=None,
                    help="criterion that chooses K (default bic; lower is better; methods "

@@ -5,10 +5,13 @@
   reads) and :func:`make_planted_chains`;
 * Busse, Orbanz & Buhmann (2007), mixtures: :class:`MallowsMixture`,
   :class:`PlackettLuceMixture`, :func:`select_k`, :func:`select_model` (distance and K
-  of a Mallows mixture together), baselines and generators.
+  of a Mallows mixture together), baselines and generators; with respondent covariates
+  (``fit(R, X=...)``) they are mixtures of experts, whose gate :func:`gate_coefficients`
+  reports.
 """
 
 from rankclust.cluster._base import objective_of
+from rankclust.cluster._gate import GateCoefficients, gate_coefficients
 
 # the mixtures' standard errors live beside them (they use the mixtures' private likelihood
 # pieces) and are published by rankclust.inference
@@ -63,6 +66,7 @@ __all__ = [
     "MIXTURE_CENTER_METHODS",
     "ChainKMeans",
     "CompletionMallowsMixture",
+    "GateCoefficients",
     "KOMeans",
     "MallowsMixture",
     "MixingCurve",
@@ -78,6 +82,7 @@ __all__ = [
     "chain_distance",
     "chain_set_distance",
     "complete_rankings",
+    "gate_coefficients",
     "graph_embedding",
     "hypersphere_embedding",
     "length_law",

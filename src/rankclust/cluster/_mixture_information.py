@@ -55,7 +55,8 @@ import numpy as np
 from scipy import stats
 
 from rankclust._mixture_louis import inverse_information, louis_information, reported_jacobian
-from rankclust._param_validation import check_sample_weight
+from rankclust._param_validation import check_sample_weight, refuse_sample_weight
+from rankclust.cluster._gate import refuse_covariates
 from rankclust.cluster._mixture_kernels import length_tables
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.models import plackett_luce_information
@@ -167,11 +168,11 @@ def _component_blocks(estimator: Any, data: Any, tau: np.ndarray) -> tuple[list,
 
 def _pieces(estimator: Any, R: Any, sample_weight: Any) -> _Pieces:
     if isinstance(estimator, BradleyTerryMixture):
-        if sample_weight is not None:
-            raise ValueError("a BradleyTerryMixture is fitted without sample_weight")
+        refuse_sample_weight(sample_weight, "a BradleyTerryMixture")
         info, J, free = estimator._information_pieces(R)
         return _Pieces(information=info, jacobian=J, free=free)
     _check_estimator(estimator)
+    refuse_covariates(estimator, "mixture standard errors")
     data = _data(estimator, R, sample_weight)
     params = estimator._fitted_params()
     pi = np.asarray(estimator.weights_, dtype=np.float64)

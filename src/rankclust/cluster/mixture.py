@@ -79,6 +79,7 @@ from rankclust._param_validation import (
 )
 from rankclust._restarts import AUTO_BATCH, NEAR_TIE_RTOL, warn_auto_restarts, warn_near_tie
 from rankclust._runs import RestartSearch
+from rankclust.cluster._gate import GateMixin
 from rankclust.cluster._mixture_contract import MixtureContract, MixtureRun
 from rankclust.cluster._mixture_kernels import (
     discordance_matrix,
@@ -386,7 +387,7 @@ def _with_restart_doc(cls: type) -> type:
     return cls
 
 
-class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
+class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract, GateMixin):
     """EM driver shared by the ranking mixtures (private).
 
     Subclasses implement the abstract hooks below (the section "hooks of the driver"):
@@ -415,6 +416,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         "accelerate": ["boolean"],
         "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],
+        "gate_penalty": [Interval(numbers.Real, 0, None)],
     }
 
     _kinds: tuple[str, ...] = ("subset", "top")
@@ -827,7 +829,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             abandoned=abandoned,
         )
 
-    def fit(self, R: Any, y: Any = None, sample_weight: Any = None) -> _RankingMixture:
+    def fit(
+        self, R: Any, y: Any = None, sample_weight: Any = None, *, X: Any = None
+    ) -> _RankingMixture:
         """Fit the mixture by EM from ``n_init`` initialisations; keep the most likely run.
 
         Parameters
@@ -842,11 +846,21 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
             Ignored.
         sample_weight : array-like of float, shape (n,), optional
             Non-negative row weights, multiplied into ``R.weights`` (numpy or Dask).
+        X : array-like of shape (n, d), optional
+            Respondent covariates, one row per ranking: a *mixture of experts* whose mixing
+            weights are a multinomial logit of ``X`` (in memory only; see "Covariates" in
+            ``docs/covariates.md`` and :mod:`rankclust.cluster._experts`). Predictions then
+            take ``X`` too.
 
         Returns
         -------
         self
         """
+        from rankclust.cluster import _experts
+
+        if X is not None:
+            return _experts.fit_experts(self, R, X, sample_weight)
+        _experts.drop_gate(self)
         return self._fit(R, sample_weight)
 
     def _fit(
@@ -1127,8 +1141,12 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         return np.argmax(state.resp[:, order], axis=1)
 
     # ---------------------------------------------------------------- prediction
-    def _estimate_joint(self, R: Any) -> np.ndarray:
-        """``log weights_k + log P_k(R_i)``, shape (n, K)."""
+    def _estimate_joint(self, R: Any, X: Any = None) -> np.ndarray:
+        """``log weights_k + log P_k(R_i)`` (with covariates: ``log pi_k(X_i)``), (n, K)."""
+        if X is not None or self._has_gate():
+            from rankclust.cluster._experts import experts_joint
+
+            return experts_joint(self, R, X)
         R = self._check_input(R, reset=False)
         Ru, inverse = R.with_weights(None).unique()
         data = self._prepare(Ru)
@@ -1141,7 +1159,7 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         check_is_fitted(self, ["weights_"])
         return map_method(self, R, method, tail, dtype)
 
-    def score_samples(self, R: Any) -> np.ndarray:
+    def score_samples(self, R: Any, X: Any = None) -> np.ndarray:
         """Log-likelihood of every ranking under the fitted mixture, shape (n,).
 
         A Dask input gives a ``dask.array`` (computed per chunk); so do ``predict`` and
@@ -1149,34 +1167,38 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         """
         if is_dask_collection(R):
             return self._map_dask(R, "score_samples", (), np.float64)
-        return logsumexp(self._estimate_joint(R), axis=1)
+        return logsumexp(self._estimate_joint(R, X), axis=1)
 
-    def score(self, R: Any, y: Any = None) -> float:
-        """Mean log-likelihood per ranking (weighted by ``R.weights``)."""
+    def score(self, R: Any, y: Any = None, X: Any = None) -> float:
+        """Mean log-likelihood per ranking (weighted by ``R.weights``; given ``X`` with
+        covariates)."""
         if is_dask_collection(R):
             check_is_fitted(self, ["weights_"])
             CR = as_chunked(R, kind=self.kind_)
             total, weight = DaskExecutor().sum(_weighted_score, CR.chunks, est=self)
             return float(total / weight)
         R = self._check_input(R, reset=False)
-        return float(np.average(self.score_samples(R), weights=R.weights))
+        return float(np.average(self.score_samples(R, X), weights=R.weights))
 
-    def predict_proba(self, R: Any) -> np.ndarray:
-        """Posterior component probabilities of every ranking, shape (n, K)."""
+    def predict_proba(self, R: Any, X: Any = None) -> np.ndarray:
+        """Posterior component probabilities of every ranking (given its covariates ``X``
+        for a mixture fitted with them), shape (n, K)."""
         if is_dask_collection(R):
             return self._map_dask(R, "predict_proba", (self.n_components,), np.float64)
-        joint = self._estimate_joint(R)
+        joint = self._estimate_joint(R, X)
         return np.exp(joint - logsumexp(joint, axis=1)[:, None])
 
-    def predict(self, R: Any) -> np.ndarray:
-        """Most probable component of every ranking, shape (n,)."""
+    def predict(self, R: Any, X: Any = None) -> np.ndarray:
+        """Most probable component of every ranking (given ``X`` with covariates), (n,)."""
         if is_dask_collection(R):
             return self._map_dask(R, "predict", (), np.int64)
-        return np.argmax(self._estimate_joint(R), axis=1)
+        return np.argmax(self._estimate_joint(R, X), axis=1)
 
-    def fit_predict(self, R: Any, y: Any = None, sample_weight: Any = None) -> np.ndarray:
-        """``fit(R).labels_``."""
-        return self.fit(R, sample_weight=sample_weight).labels_
+    def fit_predict(
+        self, R: Any, y: Any = None, sample_weight: Any = None, *, X: Any = None
+    ) -> np.ndarray:
+        """``fit(R, X=X).labels_``."""
+        return self.fit(R, sample_weight=sample_weight, X=X).labels_
 
     def _centers_rankings(self, positions: np.ndarray) -> Rankings:
         return Rankings._from_trusted(positions, kind="subset", items=self.items_)
@@ -1192,6 +1214,9 @@ class _RankingMixture(ValidatedParamsMixin, BaseEstimator, MixtureContract):
         loaded.array_attr(self, "weights_", shape=(k,), low=0.0)
         loaded.array_attr(self, "labels_", kind="i", ndim=1, low=0, high=k - 1)
         self._validate_loaded_params(m, k)
+        from rankclust.cluster._experts import validate_loaded_gate
+
+        validate_loaded_gate(self, k)
 
 
 def _weighted_score(R: Rankings, est: Any) -> tuple[float, float]:
@@ -1489,6 +1514,10 @@ class MallowsMixture(_RankingMixture):
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.
     random_state : int, RandomState instance or None, default=None
+    gate_penalty : float, default=1.0
+        Only for ``fit(R, X=...)`` (a mixture of experts): ridge penalty
+        ``gate_penalty / 2 * |slopes|^2`` on the gate's slopes of the standardised
+        covariates (intercepts unpenalised).
 
     Attributes
     ----------
@@ -1536,6 +1565,19 @@ class MallowsMixture(_RankingMixture):
     n_items_ : int
     kind_ : {"top", "subset"}
     items_ : tuple of str or None
+    gate_coef_ : ndarray of float64, shape (K, d + 1)
+        Only after ``fit(R, X=...)``: the gate's coefficients on the original scale of
+        ``X`` (intercept, then one slope per covariate), ``pi_k(x) =
+        softmax_k(gate_coef_[k] . [1, x])``; row 0 (the reference component) is zero.
+        ``weights_`` are then the mean gate probabilities over the training rows.
+    gate_coef_se_ : ndarray of float64, shape (K, d + 1)
+        Their standard errors (observed information, Louis's formula, penalty included;
+        row 0 zero); ``gate_vcov_`` the covariance of ``gate_coef_[1:].ravel()``.
+    gate_mean_, gate_scale_ : ndarray of float64, shape (d,)
+        The standardisation of ``X`` inside the fit (the ridge acts on standardised slopes).
+    n_features_in_, plain_log_likelihood_, gate_n_init_, gate_n_agreeing_, gate_log_likelihoods_
+        Number of covariates; the plain mixture's log-likelihood (the start); the gate EM
+        starts, how many reached the kept fit, their log-likelihoods.
 
     See Also
     --------
@@ -1613,6 +1655,7 @@ class MallowsMixture(_RankingMixture):
         accelerate: bool = True,
         backend: str = "numpy",
         random_state: Any = None,
+        gate_penalty: float = 1.0,
     ) -> None:
         self.n_components = n_components
         self.distance = distance
@@ -1630,6 +1673,7 @@ class MallowsMixture(_RankingMixture):
         self.accelerate = accelerate
         self.backend = backend
         self.random_state = random_state
+        self.gate_penalty = gate_penalty
 
     # ---------------------------------------------------------------- other distances
     def _check_input(self, R: Any, *, reset: bool) -> Rankings:
@@ -1958,6 +2002,10 @@ class PlackettLuceMixture(_RankingMixture):
         labels; parameters equal up to the order of floating-point sums), see
         ``docs/scaling.md``.
     random_state : int, RandomState instance or None, default=None
+    gate_penalty : float, default=1.0
+        Only for ``fit(R, X=...)`` (a mixture of experts): ridge penalty
+        ``gate_penalty / 2 * |slopes|^2`` on the gate's slopes of the standardised
+        covariates (intercepts unpenalised).
 
     Attributes
     ----------
@@ -1974,7 +2022,7 @@ class PlackettLuceMixture(_RankingMixture):
     weights_, labels_, log_likelihood_, objective_, bic_, aic_, icl_, entropy_,
     n_parameters_, n_rankings_, n_iter_, converged_, n_reseeded_, n_init_,
     n_init_agreeing_, restart_gap_, restart_log_likelihoods_, log_likelihood_history_,
-    n_items_, kind_, items_
+    n_items_, kind_, items_, gate_coef_, gate_coef_se_, gate_vcov_, gate_mean_, gate_scale_
         As in :class:`MallowsMixture`; ``p = (K - 1) + K (m - 1 + T)`` with ``T`` the
         number of tie orders the data show (0 without ties).
 
@@ -2039,6 +2087,7 @@ class PlackettLuceMixture(_RankingMixture):
         accelerate: bool = True,
         backend: str = "numpy",
         random_state: Any = None,
+        gate_penalty: float = 1.0,
     ) -> None:
         self.n_components = n_components
         self.init = init
@@ -2054,6 +2103,7 @@ class PlackettLuceMixture(_RankingMixture):
         self.accelerate = accelerate
         self.backend = backend
         self.random_state = random_state
+        self.gate_penalty = gate_penalty
 
     def _prepare(self, Ru: Rankings) -> _PLData:
         if Ru.has_ties.any():
@@ -2349,6 +2399,7 @@ def select_k(
     sample_weight: Any = None,
     warm_start: bool = True,
     callback: Any = None,
+    X: Any = None,
 ) -> SelectKResult:
     """Fit a mixture for every K in ``ks`` and choose K by an information criterion.
 
@@ -2375,6 +2426,9 @@ def select_k(
     callback : callable, optional
         ``callback(k, estimator, row)`` after each fit (e.g. to show progress; the CLI's
         ``select-k`` uses it).
+    X : array-like of shape (n, d), optional
+        Respondent covariates: every K is fitted as a mixture of experts (``fit(R, X=X)``);
+        the criteria count the gate's ``(K - 1) d`` slopes.
 
     Returns
     -------
@@ -2406,7 +2460,11 @@ def select_k(
         est = clone(estimator).set_params(n_components=k)
         start = time.perf_counter()
         warm = estimators.get(k - 1) if warm_start else None
-        if warm is not None and isinstance(est, _RankingMixture):
+        if X is not None:
+            from rankclust.cluster._experts import fit_experts
+
+            fit_experts(est, R, X, sample_weight, warm=warm)
+        elif warm is not None and isinstance(est, _RankingMixture):
             est._fit(R, sample_weight, warm=warm)
         else:
             est.fit(R, sample_weight=sample_weight)

@@ -121,6 +121,18 @@ def _check_estimator(est: Any) -> None:
         )
 
 
+def _refuse_covariates(est: Any, what: str) -> None:
+    """One-line ``ValueError`` for a mixture fitted with covariates (a mixture of experts,
+    ``fit(R, X=...)``): the tools of this package treat a mixture's weights as constant and
+    would silently ignore its gate (private; also used by goodness_of_fit)."""
+    if getattr(est, "gate_coef_", None) is not None:
+        raise ValueError(
+            f"{what}: this {type(est).__name__} was fitted with covariates (a mixture of "
+            "experts), which it does not handle; the gate's standard errors are gate_coef_se_ "
+            "(rankclust.cluster.gate_coefficients)"
+        )
+
+
 def _is_fitted(est: Any) -> bool:
     return hasattr(est, "weights_" if _is_mixture(est) else "n_items_")
 
@@ -344,6 +356,7 @@ def sample_like(estimator: Any, R: Any, random_state: Any = None) -> Rankings:
     Complexity: O(N m^2) time and O(N m) memory for N ballots.
     """
     _check_estimator(estimator)
+    _refuse_covariates(estimator, "sample_like")
     R = check_rankings(R, allow_ties=False, name="R")
     rng = np.random.default_rng(spawn_seeds(random_state, 1)[0])
     counts = _unit_counts(R)
@@ -689,6 +702,7 @@ def bootstrap(
             random_state=random_state, n_jobs=n_jobs,
         )  # fmt: skip
     _check_estimator(estimator)
+    _refuse_covariates(estimator, "bootstrap")
     if method not in BOOTSTRAP_METHODS:
         raise ValueError(f"method must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     if match not in MATCH_METHODS:

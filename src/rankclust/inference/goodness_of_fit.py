@@ -65,6 +65,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from rankclust.inference.bootstrap import _refuse_covariates
 from rankclust.models.mallows import Mallows, mallows_loglik, sample_mallows
 from rankclust.models.plackett_luce import PlackettLuce, choice_stages, loglik_rows
 from rankclust.rankings import Rankings, check_rankings
@@ -784,6 +785,7 @@ def goodness_of_fit(
     >>> res.tables
     ('first', 'pairs', 'positions')
     """
+    _refuse_covariates(model, "goodness_of_fit")
     if (
         isinstance(n_bootstrap, bool)
         or not isinstance(n_bootstrap, (int, np.integer))

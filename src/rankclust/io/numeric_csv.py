@@ -31,7 +31,8 @@ def read_numeric_csv(
     integer: bool = False,
     encoding: str | None = None,
     limits: InputLimits | Mapping[str, int] | None = None,
-) -> np.ndarray:
+    return_header: bool = False,
+) -> np.ndarray | tuple[np.ndarray, list[str] | None]:
     """A comma-separated table of finite numbers (an optional header line) as a 2-d array.
 
     Parameters
@@ -44,10 +45,13 @@ def read_numeric_csv(
         Require whole numbers and return int64.
     encoding : str, optional
     limits : InputLimits or mapping of str to int, optional
+    return_header : bool, default=False
+        Also return the header line's fields (None when the file has no header).
 
     Returns
     -------
     ndarray of shape (n_rows, n_columns)
+        With ``return_header=True``: ``(array, names)``.
 
     Raises
     ------
@@ -67,6 +71,7 @@ def read_numeric_csv(
     text, _ = decode(path_or_file, encoding, budget.limits)
     rows: list[list[float]] = []
     width = None
+    header: list[str] | None = None
     for lineno, line in enumerate(_split_lines(text), start=1):
         if not line.strip():
             continue
@@ -75,6 +80,7 @@ def read_numeric_csv(
         budget.cells(len(rows) + 1, len(fields), lineno, "has")
         if not rows and width is None and not all(_is_number(t) for t in fields):
             width = len(fields)  # a header
+            header = fields
             continue
         if width is not None and len(fields) != width:
             raise DataFormatError(source, lineno, f"{len(fields)} fields, expected {width}")
@@ -91,4 +97,5 @@ def read_numeric_csv(
     if not rows:
         raise DataFormatError(source, None, f"no data rows in {what}")
     arr = np.asarray(rows)
-    return arr.astype(np.int64) if integer else arr
+    arr = arr.astype(np.int64) if integer else arr
+    return (arr, header) if return_header else arr

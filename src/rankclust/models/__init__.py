@@ -26,7 +26,8 @@ from rankclust.models._pl_information import (
     wald_intervals as wald_intervals,
 )
 from rankclust.models.mallows import Mallows
+from rankclust.models.pl_tree import PlackettLuceTree
 from rankclust.models.plackett_luce import PlackettLuce
 from rankclust.models.plackett_luce_covariates import ItemCovariatePlackettLuce
 
-__all__ = ["ItemCovariatePlackettLuce", "Mallows", "PlackettLuce"]
+__all__ = ["ItemCovariatePlackettLuce", "Mallows", "PlackettLuce", "PlackettLuceTree"]

@@ -16,6 +16,7 @@ from rankclust.cli._checks import (
 )
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
+from rankclust.cli._features import check_features_options, gate_json, gate_lines, load_features
 from rankclust.cli._input import PAIR_FORMATS, input_note, load_rankings
 from rankclust.cli._intervals import check_interval_options, report_intervals
 from rankclust.cli._methods import (
@@ -80,6 +81,7 @@ def select_k_table(
     console: Console,
     make: Callable[[int], Any],
     criterion: str = "bic",
+    X: Any = None,
 ) -> tuple[list[dict[str, Any]], dict[int, Any], Any]:
     """Fit one model per K; rows ``{"k", "log_likelihood", "bic", "icl", "aic"}`` (or
     ``{"k", "objective"}`` for a method without criteria), the fitted models, and the
@@ -88,7 +90,8 @@ def select_k_table(
     When the estimator's module provides ``select_k(estimator, R, ks=, criterion=,
     callback=)`` (the mixtures do), it is called **once** over all K, so that each fit
     starts also from the K - 1 fit (warm starts) and the table is the one ``select_k``
-    returns for the same seed; its callback advances the progress bar.
+    returns for the same seed; its callback advances the progress bar. ``X``: respondent
+    covariates (mixtures of experts; only through such a ``select_k``).
     """
     from rankclust.cluster import objective_of
 
@@ -101,7 +104,9 @@ def select_k_table(
             def advance(k: int, est: Any, row: dict) -> None:
                 bar.update(1)
 
-            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance)
+            kw = {} if X is None else {"X": X}
+            res = selector(make(ks[0]), R, ks=list(ks), criterion=criterion, callback=advance,
+                           **kw)  # fmt: skip
         for row in res.table:
             rows.append({"k": row["k"], **{c: float(row[c]) for c in _TABLE_COLUMNS}})
         return rows, dict(res.estimators), res
@@ -123,6 +128,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     from rankclust.cli.report import selection_summary
 
     if args.format in PAIR_FORMATS:
+        check_features_options(args, None)
         from rankclust.cli.commands.pairs import cmd_select_k_pairs
 
         return cmd_select_k_pairs(args, console)
@@ -145,17 +151,25 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     check_distance_input(args.file, R, distances)
     ks = parse_ks(args.ks, largest=R.n_rankings)
     check_k(ks[-1], R.n_rankings, option="--ks")
+    X, names = (None, None)
+    if args.features is not None:
+        X, names = load_features(args.features, R, args.file)
     console.info(input_note(R, args.file))
     wanted = args.criterion or "bic"
     if len(distances) > 1:
         return _select_distances(args, method, R, ks, make(ks[0]), distances, wanted, console)
-    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted)
+    rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted,
+                                       X=X)  # fmt: skip
     criterion = wanted if wanted in rows[0] else None
     console.print(selection_summary(
         rows, title=f"Model selection: {cls.__name__} ({method.name})",
         choose_by=(criterion,) if criterion else (),
     ))  # fmt: skip
     best_k = _report_best_k(args, cls, R, rows, models, res, criterion, wanted, console)
+    if X is not None and best_k is not None:
+        console.print()
+        for line in gate_lines(models[best_k], names):
+            console.print(line)
     intervals, boot = (None, None)
     if best_k is not None:  # --ci: the intervals of the chosen model
         intervals, boot = report_intervals(args, models[best_k], R, console)
@@ -179,6 +193,8 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         extra_json.update(best_k_by=res.best_k_by, at_edge=res.at_edge, notes=res.notes)
     if lrt_rows is not None:
         extra_json["lrt"] = lrt_rows
+    if X is not None and best_k is not None:
+        extra_json["gate"] = gate_json(models[best_k], names)
     if intervals is not None:
         extra_json["intervals"] = intervals
     _write_outputs(out, models[best_k] if best_k is not None else None, R, extra_json)
@@ -210,6 +226,7 @@ def _check_options(args: argparse.Namespace, method: Any, cls: type) -> None:
             "add --ci B or --lrt B"
         )
     check_interval_options(args, cls)
+    check_features_options(args, method)
 
 
 def _report_best_k(
