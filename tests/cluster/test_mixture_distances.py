@@ -451,15 +451,50 @@ def test_lrt_runs_on_another_distance():
     assert res.statistic > 0 and res.null_statistics.shape == (4,)
 
 
-def test_kendall_only_inference_refuses_other_distances():
-    from rankclust.inference import goodness_of_fit, mixture_standard_errors
+def test_goodness_of_fit_refuses_other_distances():
+    from rankclust.inference import goodness_of_fit
 
     R, _ = two_components("spearman", n=80, m=4)
     mix = fit("spearman", R)
     with pytest.raises(ValueError, match="distance='kendall', not 'spearman'"):
-        mixture_standard_errors(mix, R)
-    with pytest.raises(ValueError, match="distance='kendall', not 'spearman'"):
         goodness_of_fit(mix, R)
+
+
+@pytest.mark.parametrize(("distance", "kind"), [("spearman", None), ("ulam", "top"),
+                                                ("footrule", "subset")])  # fmt: skip
+def test_information_is_minus_the_numerical_hessian(distance, kind):
+    """Louis' information of (weight logits, thetas) equals minus the central-difference
+    Hessian of the observed log-likelihood, centres fixed; partial rows included."""
+    from rankclust.inference import mixture_information, mixture_standard_errors
+
+    if kind is None:
+        R, _ = two_components(distance, n=200, m=5, seed=12)
+    else:
+        R, _ = partial_data(distance, kind, n=200, seed=12)
+    mix = fit(distance, R)
+    pi, th = mix.weights_.copy(), mix.thetas_.copy()
+
+    def loglik(phi):
+        est = clone(mix)
+        est.__dict__.update({k: v for k, v in vars(mix).items() if k.endswith("_")})
+        a = np.append(phi[:1], 0.0)
+        est.weights_ = np.exp(a) / np.exp(a).sum()
+        est.thetas_ = phi[1:]
+        return float(R.weights @ est.score_samples(R))
+
+    phi = np.concatenate([[np.log(pi[0] / pi[1])], th])
+    h = 1e-4
+    H = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            e_i, e_j = np.eye(3)[i] * h, np.eye(3)[j] * h
+            H[i, j] = (
+                loglik(phi + e_i + e_j) - loglik(phi + e_i - e_j)
+                - loglik(phi - e_i + e_j) + loglik(phi - e_i - e_j)
+            ) / (4 * h * h)  # fmt: skip
+    np.testing.assert_allclose(mixture_information(mix, R), -H, rtol=2e-4, atol=1e-3)
+    se = mixture_standard_errors(mix, R)
+    assert np.all(np.isfinite(se.thetas_se)) and np.all(se.thetas_se > 0)
 
 
 def test_cli_lrt_with_one_distance_and_refusals(capsys, tmp_path):
@@ -485,3 +520,19 @@ def test_too_many_completions_in_all_are_refused():
     R = Rankings.from_orderings(pairs, n_items=10, kind="top")
     with pytest.raises(ValueError, match=r"^R: the 60 distinct rankings have 2419200 compl"):
         MallowsMixture(distance="spearman", n_components=1).fit(R)
+
+
+@pytest.mark.parametrize("distance", ["spearman", "cayley"])
+def test_mixture_of_experts_with_another_distance(distance):
+    """The gate (fit(R, X=...)) runs on the distance's components: the objective never
+    decreases and the covariate that tells the components apart gets a clear slope."""
+    R, y = two_components(distance, n=300, m=5, seed=11)
+    rng = np.random.default_rng(0)
+    X = (y + 0.5 * rng.standard_normal(len(y)))[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mix = MallowsMixture(n_components=2, distance=distance, n_init=2, random_state=0)
+        mix.fit(R, X=X)
+    assert adjusted_rand_score(y, mix.labels_) >= 0.9
+    assert abs(mix.gate_coef_[1, 1]) > 3 * mix.gate_coef_se_[1, 1]
+    assert mix.log_likelihood_ >= mix.plain_log_likelihood_ - 1e-9 * abs(mix.log_likelihood_)
