@@ -510,8 +510,13 @@ def test_cli_lrt_with_one_distance_and_refusals(capsys, tmp_path):
     assert got["params"]["distance"] == "footrule" and len(got["lrt"]) == 1
     code, _, err = run(capsys, "select-k", path, "--distance", "footrule,spearman", "--lrt", 3)
     one_line_error(code, err, "--lrt", "one --distance")
-    code, _, err = run(capsys, "cluster", path, "-k", 2, "--distance", "spearman", "--ci", 5)
-    one_line_error(code, err, "--ci", "kendall only")
+    code, _, err = run(capsys, "select-k", path, "--distance", "footrule,spearman", "--ci", 5)
+    one_line_error(code, err, "--ci", "one --distance")
+    js = tmp_path / "ci.json"
+    code, _, err = run(capsys, "cluster", path, "-k", 2, "--distance", "spearman", "--ci", 5,
+                       "--n-init", 2, "--random-state", 0, "--json", js, "-q")  # fmt: skip
+    assert code == 0, err
+    assert "intervals" in json.loads(js.read_text())
 
 
 def test_too_many_completions_in_all_are_refused():

@@ -70,8 +70,8 @@ def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]
     """The distances of ``--distance`` (``[]`` when not given), checked before the file is
     read: only a Mallows mixture has one, names come from the registry
     (:data:`rankclust.models.mallows.MALLOWS_DISTANCES`); with ``several``
-    (``select-k``) a comma-separated list or ``all``. ``--ci`` is Kendall's only, ``--lrt``
-    takes one distance."""
+    (``select-k``) a comma-separated list or ``all``. ``--ci``, ``--lrt`` and ``--features``
+    take one distance."""
     text = getattr(args, "distance", None)
     if text is None:
         return []
@@ -93,11 +93,8 @@ def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]
             raise CLIError(f"--distance: unknown distance {name!r}; choose from {listed}")
     if len(set(names)) != len(names):
         raise CLIError(f"--distance: {text!r} names a distance twice")
-    if names != ["kendall"] and getattr(args, "ci", None) is not None:
-        raise CLIError(
-            "--ci: the intervals of a mixture are implemented for --distance kendall only, "
-            f"not {','.join(names)}"
-        )
+    if len(names) > 1 and getattr(args, "ci", None) is not None:
+        raise CLIError("--ci: the intervals are those of one fitted mixture; give one --distance")
     if len(names) > 1 and getattr(args, "lrt", None) is not None:
         raise CLIError(
             "--lrt: the likelihood-ratio tests compare K with K-1 for one distance; give "
