@@ -34,9 +34,10 @@ _RANK_INPUT = {"--format", "--kind", "--items", "--encoding", "--skip-malformed"
 _CI = {"--ci", "--ci-level", "--n-jobs"}
 ACCEPTS = {
     "cluster": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--k", "--method",
-                                                    "--features"},
+                                                    "--distance", "--features"},
     "select-k": _COMMON | _FIT | _RANK_INPUT | _CI | {"--save", "--wide", "--ks", "--criterion",
-                                                     "--method", "--lrt", "--features"},
+                                                     "--method", "--lrt", "--distance",
+                                                     "--features"},
     "labelrank": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",
                                   "--cv", "--method"},
     "supervise": _COMMON | _FIT | {"--items", "--encoding", "--save", "--wide", "--test-size",

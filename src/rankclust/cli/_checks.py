@@ -10,7 +10,14 @@ from rankclust.cli._errors import CLIError
 from rankclust.cli._input import where
 from rankclust.cli._methods import Method, method_registry
 
-__all__ = ["check_k", "check_kind", "check_rank_input", "refuse_ties"]
+__all__ = [
+    "check_distance_input",
+    "check_k",
+    "check_kind",
+    "check_rank_input",
+    "distance_option",
+    "refuse_ties",
+]
 
 
 def check_k(k: int, n: int, what: str = "rankings", option: str = "-k") -> None:
@@ -57,3 +64,70 @@ def check_rank_input(method: Method, R: Any, path: str) -> None:
     tied = [m.name for m in method_registry("cluster").values() if m.ties]
     others = f", or use --method {' or '.join(tied)} (they accept ties)" if tied else ""
     refuse_ties(path, R, f"--method {method.name}", others=others)
+
+
+def distance_option(args: Any, cls: type, *, several: bool = False) -> list[str]:
+    """The distances of ``--distance`` (``[]`` when not given), checked before the file is
+    read: only a Mallows mixture has one, names come from the registry
+    (:data:`rankclust.models.mallows.MALLOWS_DISTANCES`); with ``several``
+    (``select-k``) a comma-separated list or ``all``. ``--ci``, ``--lrt`` and ``--features``
+    take one distance."""
+    text = getattr(args, "distance", None)
+    if text is None:
+        return []
+    from rankclust.cluster.mixture import MallowsMixture
+
+    if not issubclass(cls, MallowsMixture):
+        raise CLIError(
+            f"--distance: only --method mixture (Mallows components) has a distance, not "
+            f"{cls.__name__}"
+        )
+    from rankclust.models.mallows import MALLOWS_DISTANCES
+
+    names = [t.strip() for t in text.split(",")] if several else [text.strip()]
+    if several and names == ["all"]:
+        names = list(MALLOWS_DISTANCES)
+    for name in names:
+        if name not in MALLOWS_DISTANCES:
+            listed = ", ".join(MALLOWS_DISTANCES) + (", or all" if several else "")
+            raise CLIError(f"--distance: unknown distance {name!r}; choose from {listed}")
+    if len(set(names)) != len(names):
+        raise CLIError(f"--distance: {text!r} names a distance twice")
+    if len(names) > 1 and getattr(args, "ci", None) is not None:
+        raise CLIError("--ci: the intervals are those of one fitted mixture; give one --distance")
+    if len(names) > 1 and getattr(args, "lrt", None) is not None:
+        raise CLIError(
+            "--lrt: the likelihood-ratio tests compare K with K-1 for one distance; give "
+            "one --distance"
+        )
+    if len(names) > 1 and getattr(args, "features", None) is not None:
+        raise CLIError(
+            "--features: a mixture of experts is compared over K for one distance; give "
+            "one --distance"
+        )
+    return names
+
+
+def check_distance_input(path: str, R: Any, distances: list[str]) -> None:
+    """A distance other than Kendall fits rankings without ties whose partial rows have at
+    most ``COMPLETION_CAP`` completions each: refuse the first other row, naming its line of
+    the file."""
+    others = [d for d in distances if d != "kendall"]
+    if not others:
+        return
+    from rankclust.models.mallows import COMPLETION_CAP, n_completions
+
+    need = f"--distance {others[0]}"
+    refuse_ties(path, R, need, others=" (--distance kendall accepts ties)")
+    m = R.n_items
+    lengths = R.lengths
+    short = np.flatnonzero(lengths < m)
+    for t in np.unique(lengths[short]):
+        i = int(short[lengths[short] == t][0])
+        n = n_completions(np.asarray(R.ranks[i]), R.kind)
+        if n > COMPLETION_CAP:
+            raise CLIError(
+                f"{where(path, i, R.n_rankings)}: this ranking lists {int(t)} of {m} items, "
+                f"{n} completions; {need} sums over at most {COMPLETION_CAP} per partial "
+                "ranking (--distance kendall fits any partial ranking)"
+            )

@@ -290,6 +290,11 @@ def _add_cluster(command: Callable[..., argparse.ArgumentParser]) -> None:
                             + method_help(CLUSTER_METHODS | PAIR_METHODS))  # fmt: skip
     _add_k(p)
     _add_method(p, CLUSTER_METHODS, None, help=_CLUSTER_METHOD_HELP)
+    p.add_argument("--distance", default=None, metavar="NAME",
+                   help="--method mixture: the distance of the Mallows components, one of "
+                        "the registered Mallows distances (kendall, the default, fits "
+                        "partial and tied rankings; spearman, footrule and the others fit "
+                        "rankings without ties, partial ones with at most 8! completions)")  # fmt: skip
     _add_features(p)
 
 
@@ -313,6 +318,11 @@ def _add_select_k(command: Callable[..., argparse.ArgumentParser]) -> None:
                    help="criterion that chooses K (default bic; lower is better; methods "
                         "with a criterion only)")  # fmt: skip
     _add_method(p, CLUSTER_METHODS, None, help=_CLUSTER_METHOD_HELP)
+    p.add_argument("--distance", default=None, metavar="NAMES",
+                   help="--method mixture: the distance(s) of the Mallows components, "
+                        "comma-separated or 'all' (every registered Mallows distance); "
+                        "several are compared in one table of the criterion per distance "
+                        "and K, and the distance and K are chosen together")  # fmt: skip
     p.add_argument("--lrt", type=_pos_int, default=None, metavar="B",
                    help="also test each K against K-1 by the parametric-bootstrap "
                         "likelihood-ratio test with B replicates (mixtures; e.g. 99)")  # fmt: skip

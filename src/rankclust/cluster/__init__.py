@@ -4,9 +4,10 @@
   re-implemented), the swap randomisation test (and :func:`objective_of`, the objective it
   reads) and :func:`make_planted_chains`;
 * Busse, Orbanz & Buhmann (2007), mixtures: :class:`MallowsMixture`,
-  :class:`PlackettLuceMixture`, :func:`select_k`, baselines and generators; with respondent
-  covariates (``fit(R, X=...)``) they are mixtures of experts, whose gate
-  :func:`gate_coefficients` reports.
+  :class:`PlackettLuceMixture`, :func:`select_k`, :func:`select_model` (distance and K
+  of a Mallows mixture together), baselines and generators; with respondent covariates
+  (``fit(R, X=...)``) they are mixtures of experts, whose gate :func:`gate_coefficients`
+  reports.
 """
 
 from rankclust.cluster._base import objective_of
@@ -42,7 +43,9 @@ from rankclust.cluster.mixture import (
     MallowsMixture,
     PlackettLuceMixture,
     SelectKResult,
+    SelectModelResult,
     select_k,
+    select_model,
 )
 from rankclust.cluster.mixture_generators import (
     centers_at_distances,
@@ -71,6 +74,7 @@ __all__ = [
     "RandomizationTestResult",
     "RestrictedLengthMixture",
     "SelectKResult",
+    "SelectModelResult",
     "SwapSampler",
     "centers_at_distances",
     "chain_centroid",
@@ -89,5 +93,6 @@ __all__ = [
     "planted_partition_pq",
     "randomization_test",
     "select_k",
+    "select_model",
     "swap_samples",
 ]

@@ -60,6 +60,7 @@ from rankclust.cluster._gate import refuse_covariates
 from rankclust.cluster._mixture_kernels import length_tables
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.models import plackett_luce_information
+from rankclust.models.mallows import MALLOWS_DISTANCES
 from rankclust.models.plackett_luce import ChoiceStages
 from rankclust.pairwise import BradleyTerryMixture
 
@@ -135,6 +136,8 @@ def _component_blocks(estimator: Any, data: Any, tau: np.ndarray) -> tuple[list,
     params = estimator._fitted_params()
     w = data.w
     grads, infos, jacs = [], [], []
+    if isinstance(estimator, MallowsMixture) and estimator.distance != "kendall":
+        return _distance_blocks(estimator, data, tau, params)
     if isinstance(estimator, MallowsMixture):
         thetas = np.asarray(params["thetas"], dtype=np.float64)
         m = data.ranks.shape[1]
@@ -157,6 +160,41 @@ def _component_blocks(estimator: Any, data: Any, tau: np.ndarray) -> tuple[list,
         info = plackett_luce_information(data.stages, z, sample_weight=tau[:, k])
         infos.append(B.T @ info @ B)
         jacs.append(B)
+    return grads, infos, jacs
+
+
+def _distance_blocks(estimator: Any, data: Any, tau: np.ndarray, params: dict) -> tuple:
+    """:func:`_component_blocks` of a Mallows mixture with a distance other than Kendall.
+
+    Component k's log-likelihood of a row is ``log sum_{pi in E(row)} e^{-theta d(pi)} -
+    log psi(theta)`` (one term for a complete row), so its derivative in theta is
+    ``E_theta d - E[d | row]`` and minus its second derivative ``Var_theta d - Var[d | row]``
+    (the conditional moments over the row's completions; 0 variance for a complete row).
+    """
+    family = MALLOWS_DISTANCES[estimator.distance]
+    thetas = np.asarray(params["thetas"], dtype=np.float64)
+    m = data.comp_ranks.shape[1]
+    dists, log_post = estimator._distance_loglik(data, params)[1]
+    w = data.w
+    grads, infos, jacs = [], [], []
+    for k, theta in enumerate(thetas):
+        if not theta < float(estimator.theta_max):  # MLE infinite: no standard error
+            grads.append(np.zeros((len(w), 0)))
+            infos.append(np.zeros((0, 0)))
+            jacs.append(np.zeros((1, 0)))
+            continue
+        d = dists[:, k]
+        if data.owner is None:
+            cond_mean, cond_var = d, np.zeros_like(d)
+        else:
+            p = np.exp(log_post[:, k])
+            cond_mean = np.add.reduceat(p * d, data.starts)
+            cond_var = np.add.reduceat(p * (d - cond_mean[data.owner]) ** 2, data.starts)
+        mean = float(family.expected_distance(theta, m))
+        var = float(family.distance_variance(theta, m))
+        grads.append((mean - cond_mean)[:, None])
+        infos.append(np.array([[np.sum(w * tau[:, k] * (var - cond_var))]]))
+        jacs.append(np.ones((1, 1)))
     return grads, infos, jacs
 
 

@@ -10,6 +10,8 @@
 * :func:`select_k` -- fit a mixture for several numbers of components and choose one by
   BIC (or ICL/AIC); the fit with K components also starts from the fitted K - 1 mixture
   (each component split, one added), so the likelihood reached is (near-)monotone in K.
+* :func:`select_model` -- :func:`select_k` of a Mallows mixture for several distances
+  (``MallowsMixture(distance=...)``), the distance and K chosen together in one table.
 
 Both estimators share the EM driver of :class:`_RankingMixture`: the E-step is computed in
 log space with ``logsumexp``; identical rankings are merged first (:meth:`Rankings.unique`)
@@ -38,6 +40,8 @@ References
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import time
 import warnings
@@ -101,7 +105,15 @@ from rankclust.cluster._seeding import (
 from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
 from rankclust.distances import kendall_distances
 from rankclust.models import plackett_luce as pl_model
-from rankclust.models.mallows import THETA_MAX, bucket_size_counts
+from rankclust.models.mallows import (
+    COMPLETION_CAP,
+    EM_TOTAL_CAP,
+    MALLOWS_DISTANCES,
+    THETA_MAX,
+    bucket_size_counts,
+    completions,
+    n_completions,
+)
 from rankclust.models.plackett_luce import (
     choice_stages,
     fit_scores,
@@ -118,7 +130,9 @@ __all__ = [
     "MallowsMixture",
     "PlackettLuceMixture",
     "SelectKResult",
+    "SelectModelResult",
     "select_k",
+    "select_model",
     "selection_notes",
 ]
 
@@ -1249,9 +1263,160 @@ def _tied_coefficients(Ru: Rankings) -> np.ndarray:
     return -coef
 
 
+@dataclass
+class _DistanceData:
+    """Distinct rankings of a mixture under a distance other than Kendall (private).
+
+    ``R`` are the distinct rows (``orders`` serve the k-means++ seeding, which uses Kendall's
+    statistic). ``comp`` holds complete rankings: the rows themselves when all are complete
+    (``owner`` None), else every consistent completion of every row, grouped by row
+    (``owner[c]`` the row of completion c, ``starts`` the first completion of each row).
+    """
+
+    R: Rankings
+    ranks: np.ndarray  # (u, m) the rows' positions (-1 absent)
+    w: np.ndarray
+    orders: np.ndarray | None
+    comp: Rankings  # complete rankings (the rows, or their completions)
+    comp_ranks: np.ndarray  # (n_c, m) int64 positions of ``comp``
+    owner: np.ndarray | None = None  # (n_c,) row of each completion
+    starts: np.ndarray | None = None  # (u,) first completion of each row
+    pairs: None = None
+
+
+def _distance_data(Ru: Rankings) -> _DistanceData:
+    """The distinct rows and, for partial ones, all their completions (within the cap,
+    checked at the input boundary)."""
+    orders = row_orders(Ru.ranks, Ru.lengths)
+    m = Ru.n_items
+    lengths = Ru.lengths
+    if (lengths == m).all():
+        ranks = np.asarray(Ru.ranks, dtype=np.int64)
+        return _DistanceData(
+            R=Ru, ranks=Ru.ranks, w=Ru.weights, orders=orders, comp=Ru, comp_ranks=ranks
+        )
+    # completions per row depend on its length only; all of them are held at once
+    _, first, count = np.unique(lengths, return_index=True, return_counts=True)
+    total = sum(
+        n_completions(np.asarray(Ru.ranks[i]), Ru.kind) * int(c)
+        for i, c in zip(first, count, strict=True)
+    )
+    if total > EM_TOTAL_CAP:
+        raise ValueError(
+            f"R: the {len(lengths)} distinct rankings have {total} completions in all (limit "
+            f"{EM_TOTAL_CAP}); a mixture with a distance other than Kendall sums over them "
+            "exactly: use fewer or longer rankings, or distance='kendall'"
+        )
+    blocks = [
+        completions(row, Ru.kind) if t < m else row[None, :].astype(np.int64)
+        for row, t in zip(np.asarray(Ru.ranks, dtype=np.int64), lengths, strict=True)
+    ]
+    sizes = np.array([len(b) for b in blocks], dtype=np.int64)
+    ranks = np.ascontiguousarray(np.concatenate(blocks), dtype=np.int64)
+    return _DistanceData(
+        R=Ru,
+        ranks=Ru.ranks,
+        w=Ru.weights,
+        orders=orders,
+        comp=Rankings._from_trusted(ranks, kind="subset"),
+        comp_ranks=ranks,
+        owner=np.repeat(np.arange(len(blocks)), sizes),
+        starts=np.concatenate([[0], np.cumsum(sizes)[:-1]]),
+    )
+
+
+def _family_distances(family: Any, R: Rankings, centers: np.ndarray) -> np.ndarray:
+    """(u, K) float64 distances of complete rankings to complete centres (positions)."""
+    return np.stack([np.asarray(family.distances(R, c), dtype=np.float64) for c in centers], 1)
+
+
+@functools.cache
+def _takes_init(fn: Any) -> bool:
+    """Whether a family's centre estimator takes a warm start ``init=``."""
+    try:
+        return "init" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _family_center(family: Any, ranks: np.ndarray, w: np.ndarray, previous: np.ndarray) -> Any:
+    """The family's weighted centre; its local search (where it has one) starts from the
+    previous centre (``init=``), as a generalised-EM step should."""
+    if _takes_init(family.estimate_center):
+        out = family.estimate_center(ranks, w, init=previous)
+    else:
+        out = family.estimate_center(ranks, w)
+    return np.asarray(out, dtype=np.int64)
+
+
+def _solve_theta(
+    family: Any, mean: float, m: int, start: float, theta_max: float, xtol: float = 1e-12
+) -> float:
+    """The dispersion MLE of a weighted mean distance: the root of ``E_theta d = mean`` on
+    ``[0, theta_max]`` (the score equation of
+    :class:`rankclust.models.Mallows`), by safeguarded Newton from the
+    previous dispersion ``start`` (the derivative is ``-Var_theta d``; a step outside the
+    bracket is replaced by bisection). EM's dispersions move little between iterations, so
+    this takes a few evaluations where a bracketing solver from scratch takes 15 or more.
+    0 when ``mean >= E_0 d``, ``theta_max`` when ``mean <= E_{theta_max} d``."""
+    lo, hi = 0.0, theta_max
+    t = min(max(float(start), lo), hi)
+    for _ in range(200):
+        g = float(family.expected_distance(t, m)) - mean  # decreasing in theta
+        if g == 0.0:
+            return t
+        if g > 0:
+            lo = t
+        else:
+            hi = t
+        var = float(family.distance_variance(t, m))
+        new = t + g / var if var > 0 else 0.5 * (lo + hi)
+        if not lo < new < hi:
+            # the root is at a bound when the bound itself is on the wrong side
+            edge = hi if new >= hi else lo
+            if edge in (0.0, theta_max) and edge != t:
+                g_edge = float(family.expected_distance(edge, m)) - mean
+                if (edge == theta_max and g_edge >= 0) or (edge == 0.0 and g_edge <= 0):
+                    return edge
+            new = 0.5 * (lo + hi)
+        if abs(new - t) <= xtol * max(1.0, t) or hi - lo <= xtol * max(1.0, lo):
+            return new
+        t = new
+    return t
+
+
+def _check_distance_rows(R: Rankings, distance: str) -> Rankings:
+    """The rows a distance other than Kendall can fit: no ties, and at most
+    ``COMPLETION_CAP`` consistent completions per partial row (its exact likelihood sums
+    over them); the first other row is refused in one line."""
+    if R.has_ties.any():
+        row = int(np.flatnonzero(R.has_ties)[0])
+        raise ValueError(
+            f"R: row {row} has tied items; MallowsMixture(distance={distance!r}) fits "
+            "rankings without ties (distance='kendall' fits ties)"
+        )
+    m = R.n_items
+    lengths = R.lengths
+    short = np.flatnonzero(lengths < m)
+    if not short.size:
+        return R
+    # the number of completions depends on the length only: one check per length
+    for t in np.unique(lengths[short]):
+        row = int(short[lengths[short] == t][0])
+        n = n_completions(np.asarray(R.ranks[row]), R.kind)
+        if n > COMPLETION_CAP:
+            raise ValueError(
+                f"R: row {row} ranks {int(t)} of {m} items, {n} completions; "
+                f"MallowsMixture(distance={distance!r}) sums over at most {COMPLETION_CAP} "
+                "per partial ranking (distance='kendall' fits any partial ranking)"
+            )
+    return R
+
+
 @_with_restart_doc
 class MallowsMixture(_RankingMixture):
-    """Mixture of Kendall-Mallows models for heterogeneous (partial) rankings, fitted by EM.
+    """Mixture of Mallows models (Kendall's distance, or another) for heterogeneous (partial)
+    rankings, fitted by EM.
 
     Component ``k`` has a central ranking ``sigma_k``, a dispersion ``theta_k`` and a weight
     ``c_k``. A ranking ``pi`` of length ``t`` has likelihood
@@ -1282,6 +1447,21 @@ class MallowsMixture(_RankingMixture):
     ----------
     n_components : int, default=2
         Number of components K.
+    distance : str, default="kendall"
+        The distance of every component, a key of
+        :data:`rankclust.models._MALLOWS_DISTANCES` (``"kendall"``,
+        ``"spearman"``, ``"footrule"``, ...). ``"kendall"`` is the model described above
+        (top-t, subset and tied rankings). Any other distance fits rankings without ties:
+        component ``k`` has likelihood ``exp(-theta_k d(pi, sigma_k)) / psi_d(theta_k)`` with
+        the family's exact normaliser, and a partial row (top-t or subset) the exact sum of
+        it over its consistent completions (at most ``COMPLETION_CAP`` = 8! = 40,320 per
+        row; a row with more, or with ties, is refused naming it). The M-step is EM over
+        the completions: the family's weighted centre estimator with weights
+        ``w_i q_ik P_k(pi | row i)`` (accepted only if it lowers the weighted distance sum,
+        so EM stays monotone) and the family's dispersion MLE of the weighted mean distance
+        (``center_method`` applies to Kendall only). Seeding uses Kendall's statistic for
+        every distance. In memory only (``backend="numpy"``). See "Other distances" in
+        ``docs/mixtures.md``.
     center_method : {"auto", "exact", "local", "adjacent"}, default="auto"
         Centre step of the M-step, on the responsibility-weighted pairwise count matrix
         ``C_k`` (the centre minimises the Kemeny cost ``sum_i q_ik s(pi_i, sigma)``):
@@ -1417,8 +1597,11 @@ class MallowsMixture(_RankingMixture):
     Complexity: O(n m log m) to merge identical rankings, then per iteration
     O(u t^2 K) time for u distinct rankings of length t (statistics and pair counts
     compiled from the orderings) plus the centre steps (O(2^m m K) exact, O(m^2 K) per
-    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Times the
-    iterations of all starts (``init_iter`` per start, plus the continued runs).
+    local-search sweep) and O(K m) per Newton step; O(u m + u K + K m^2) memory. Another
+    ``distance``: O(n_c m K) per iteration for the n_c complete rankings (distinct complete
+    rows plus the completions of partial ones; O(n_c m log m K) for Ulam), plus the family's
+    centre estimator per component; O(n_c (m + K)) memory. Times the iterations of all
+    starts (``init_iter`` per start, plus the continued runs).
 
     References
     ----------
@@ -1450,12 +1633,14 @@ class MallowsMixture(_RankingMixture):
         "theta_init": [Interval(numbers.Real, 0, None, closed="neither")],
         "theta_max": [Interval(numbers.Real, 0, None, closed="neither")],
         "center_dof": [Interval(numbers.Real, 0, None)],
+        "distance": [StrOptions(set(MALLOWS_DISTANCES))],
     }
 
     def __init__(
         self,
         n_components: int = 2,
         *,
+        distance: str = "kendall",
         center_method: str = "auto",
         init: str = KMEANSPP,
         n_init: int | str = "auto",
@@ -1473,6 +1658,7 @@ class MallowsMixture(_RankingMixture):
         gate_penalty: float = 1.0,
     ) -> None:
         self.n_components = n_components
+        self.distance = distance
         self.center_method = center_method
         self.init = init
         self.n_init = n_init
@@ -1489,8 +1675,82 @@ class MallowsMixture(_RankingMixture):
         self.random_state = random_state
         self.gate_penalty = gate_penalty
 
+    # ---------------------------------------------------------------- other distances
+    def _check_input(self, R: Any, *, reset: bool) -> Rankings:
+        R = super()._check_input(R, reset=reset)
+        if self.distance == "kendall":
+            return R
+        return _check_distance_rows(R, self.distance)
+
+    def _dask_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Any, Any]:
+        if self.distance != "kendall":
+            raise ValueError(
+                f"MallowsMixture(distance={self.distance!r}) fits in memory only "
+                '(backend="numpy", an in-memory Rankings); the Dask back-end fits Kendall'
+            )
+        return super()._dask_blocks(R, sample_weight)
+
+    def _distance_loglik(self, data: _DistanceData, params: dict) -> tuple[np.ndarray, Any]:
+        """(u, K) log-likelihoods ``log sum_{pi in E(row)} exp(-theta_k d(pi, sigma_k)) -
+        log psi(theta_k)`` (one term for a complete row), and the by-product for the M-step:
+        the (n_c, K) distances of the completions and, for partial data, the log-probability
+        of each completion given its row."""
+        family = MALLOWS_DISTANCES[self.distance]
+        thetas = params["thetas"]
+        m = data.comp_ranks.shape[1]
+        dists = _family_distances(family, data.comp, params["centers"])
+        log_psi = np.array([float(family.log_normalizer(t, m)) for t in thetas])
+        a = -thetas[None, :] * dists
+        if data.owner is None:
+            return a - log_psi[None, :], (dists, None)
+        top = np.maximum.reduceat(a, data.starts, axis=0)  # (u, K)
+        row = top + np.log(np.add.reduceat(np.exp(a - top[data.owner]), data.starts, axis=0))
+        return row - log_psi[None, :], (dists, a - row[data.owner])
+
+    def _distance_m_step(
+        self, blocks: _Blocks, states: list, params: dict, reseeded: bool
+    ) -> tuple[dict, bool]:
+        """M-step for a distance other than Kendall (in memory: one block).
+
+        Per component, with weights ``w_i q_ik`` on the complete rows and
+        ``w_i q_ik P_k(pi | row i)`` on the completions ``pi`` of a partial row (EM over the
+        completions): the family's centre estimator, accepted only if it lowers the
+        weighted distance sum (a generalised-EM step), then theta the MLE of the weighted
+        mean distance to the centre.
+        """
+        family = MALLOWS_DISTANCES[self.distance]
+        data, state = blocks.parts[0], states[0]
+        m = blocks.n_items
+        old = params["centers"]
+        # the E-step's by-product belongs to the current parameters unless a component was
+        # re-seeded since
+        cache = state.cache
+        if reseeded or cache is None:
+            cache = self._distance_loglik(data, params)[1]
+        dists, log_post = cache
+        centers = old.copy()
+        thetas = np.empty(len(old))
+        changed = False
+        for k in range(len(old)):
+            wk = data.w * state.resp[:, k]
+            if data.owner is not None:
+                wk = wk[data.owner] * np.exp(log_post[:, k])
+            d = dists[:, k]
+            new = _family_center(family, data.comp_ranks, wk, old[k])
+            if not np.array_equal(new, old[k]):
+                d_new = _family_distances(family, data.comp, new[None, :])[:, 0]
+                cost_old, cost_new = wk @ d, wk @ d_new
+                if cost_new < cost_old - 1e-12 * max(1.0, abs(cost_old)):
+                    centers[k], d, changed = new, d_new, True
+            total = wk.sum()
+            mean = float(wk @ d / total) if total > 0 else 0.0
+            thetas[k] = _solve_theta(family, mean, m, params["thetas"][k], float(self.theta_max))
+        return {"centers": centers, "thetas": thetas}, changed
+
     # ---------------------------------------------------------------- model pieces
     def _prepare(self, Ru: Rankings) -> _MallowsData:
+        if self.distance != "kendall":
+            return _distance_data(Ru)
         u, m = Ru.shape
         orders = row_orders(Ru.ranks, Ru.lengths)
         pairs = None
@@ -1538,7 +1798,9 @@ class MallowsMixture(_RankingMixture):
             return data.pairs @ discordance_matrix(centers)
         return np.stack([kendall_distances(data.R, c) for c in centers], axis=1).astype(float)
 
-    def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, None]:
+    def _loglik_and_cache(self, data: _MallowsData, params: dict) -> tuple[np.ndarray, Any]:
+        if self.distance != "kendall":
+            return self._distance_loglik(data, params)
         m = data.ranks.shape[1]
         if data.orders is not None and data.tie_coef is None:  # one compiled pass
             (log_z,) = length_tables(params["thetas"], m, data.kind, ("log",))
@@ -1593,6 +1855,8 @@ class MallowsMixture(_RankingMixture):
     def _m_step(
         self, blocks: _Blocks, states: list, params: dict, reseeded: bool
     ) -> tuple[dict, bool]:
+        if self.distance != "kendall":
+            return self._distance_m_step(blocks, states, params, reseeded)
         m = blocks.n_items
         if blocks.ties:
             counts, length_counts, scale = blocks.ex.sum(self._tied_m_stats, blocks.parts, states)
@@ -2234,4 +2498,166 @@ def select_k(
         best_k_by=best_k_by,
         at_edge=at_edge,
         notes=notes,
+    )
+
+
+@dataclass
+class SelectModelResult:
+    """Result of :func:`select_model`: every (distance, K) fit in one table.
+
+    Attributes
+    ----------
+    distances : list of str
+        Distances tried, in the order given.
+    ks : list of int
+        Numbers of components tried.
+    table : list of dict
+        One row per (distance, K): ``distance`` and the columns of
+        :attr:`SelectKResult.table` (``k``, ``log_likelihood``, ``n_parameters``, ``bic``,
+        ``aic``, ``icl``, ``n_iter``, ``converged``, ``n_init_agreeing``, ``seconds``).
+    criterion : str
+        The criterion minimised over all rows.
+    best_distance : str
+    best_k : int
+    best_estimator : MallowsMixture
+        The fitted mixture of the chosen row.
+    by_distance : dict of str to SelectKResult
+        The :func:`select_k` result of each distance (its own choice of K, notes, models).
+    notes : list of str
+        The notes of the chosen distance's selection (edge of the range, BIC vs ICL).
+    """
+
+    distances: list
+    ks: list
+    table: list
+    criterion: str
+    best_distance: str
+    best_k: int
+    best_estimator: Any
+    by_distance: dict
+    notes: list = field(default_factory=list)
+
+    def to_markdown(self) -> str:
+        """The criterion per distance (rows) and K (columns), the chosen cell starred, then
+        a line per distance with its fits' total seconds, then the notes."""
+        lines = [
+            f"| {self.criterion.upper()} | " + " | ".join(f"K={k}" for k in self.ks) + " |",
+            "|---" * (len(self.ks) + 1) + "|",
+        ]
+        cells = {(row["distance"], row["k"]): row for row in self.table}
+        for d in self.distances:
+            out = []
+            for k in self.ks:
+                mark = " *" if (d, k) == (self.best_distance, self.best_k) else ""
+                out.append(f"{cells[d, k][self.criterion]:.2f}{mark}")
+            lines.append(f"| {d} | " + " | ".join(out) + " |")
+        lines.append("")
+        lines.append(
+            f"Chosen by {self.criterion.upper()}: distance={self.best_distance}, K={self.best_k}."
+        )
+        lines += self.notes
+        return "\n".join(lines)
+
+
+def select_model(
+    estimator: MallowsMixture,
+    R: Any,
+    ks: Any = range(1, 9),
+    *,
+    distances: Any = None,
+    criterion: str = "bic",
+    sample_weight: Any = None,
+    warm_start: bool = True,
+    callback: Any = None,
+) -> SelectModelResult:
+    """Choose the distance and the number of components of a Mallows mixture together.
+
+    Runs :func:`select_k` once per distance (``estimator`` cloned with ``distance=d``) and
+    chooses the (distance, K) of smallest criterion over all fits. The likelihoods of the
+    distances are comparable: each component is a proper distribution over the same
+    rankings (the complete rankings of the data; every non-Kendall distance fits complete
+    rankings only), and every distance has the same parameters (a centre, a dispersion and
+    a weight per component), so BIC compares them at equal penalty.
+
+    Parameters
+    ----------
+    estimator : MallowsMixture
+        Template; its ``distance`` is replaced by each of ``distances``, ``n_components``
+        by each K.
+    R : Rankings or array-like
+    ks : iterable of int, default=range(1, 9)
+    distances : sequence of str, optional
+        Keys of :data:`rankclust.models._MALLOWS_DISTANCES`; default every
+        registered distance.
+    criterion : {"bic", "icl", "aic"}, default="bic"
+    sample_weight : array-like of float, shape (n,), optional
+    warm_start : bool, default=True
+        Passed to :func:`select_k` (within each distance, K grows from the K - 1 fit).
+    callback : callable, optional
+        ``callback(distance, k, estimator, row)`` after each fit.
+
+    Returns
+    -------
+    SelectModelResult
+
+    Notes
+    -----
+    Ties in the criterion go to the earlier distance of ``distances``, then to the smaller K.
+
+    Complexity: the sum of :func:`select_k` over the distances.
+
+    Examples
+    --------
+    >>> from rankclust.cluster.mixture import MallowsMixture, select_model
+    >>> from rankclust.models import Mallows
+    >>> R = Mallows.from_params(center=[0, 1, 2, 3, 4], theta=0.5).sample(300, random_state=0)
+    >>> res = select_model(MallowsMixture(n_init=2, random_state=0), R, ks=[1, 2],
+    ...                    distances=["kendall", "spearman"])
+    >>> len(res.table), res.best_distance in ("kendall", "spearman")
+    (4, True)
+    """
+    if not isinstance(estimator, MallowsMixture):
+        raise TypeError(f"estimator must be a MallowsMixture, got {type(estimator).__name__}")
+    if criterion not in ("bic", "icl", "aic"):
+        raise ValueError(f"criterion must be 'bic', 'icl' or 'aic', got {criterion!r}")
+    registry = MALLOWS_DISTANCES
+    if distances is None:
+        names = list(registry)
+    else:
+        names = [distances] if isinstance(distances, str) else list(distances)
+    if not names:
+        raise ValueError("distances must name at least one distance")
+    for d in names:
+        if d not in registry:
+            raise ValueError(f"unknown distance {d!r}; choose from {', '.join(registry)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"distances has a repeated name: {names}")
+    by_distance = {}
+    table = []
+    for d in names:
+        each = None if callback is None else functools.partial(callback, d)
+        res = select_k(
+            clone(estimator).set_params(distance=d),
+            R,
+            ks,
+            criterion=criterion,
+            sample_weight=sample_weight,
+            warm_start=warm_start,
+            callback=each,
+        )
+        by_distance[d] = res
+        table += [{"distance": d, **row} for row in res.table]
+    rank = {d: i for i, d in enumerate(names)}
+    best = min(table, key=lambda row: (row[criterion], rank[row["distance"]], row["k"]))
+    chosen = by_distance[best["distance"]]
+    return SelectModelResult(
+        distances=names,
+        ks=chosen.ks,
+        table=table,
+        criterion=criterion,
+        best_distance=best["distance"],
+        best_k=best["k"],
+        best_estimator=chosen.estimators[best["k"]],
+        by_distance=by_distance,
+        notes=list(chosen.notes) if chosen.best_k == best["k"] else [],
     )

@@ -39,7 +39,7 @@ from sklearn.utils import check_random_state
 
 from rankclust.cluster.mixture import MallowsMixture, PlackettLuceMixture
 from rankclust.distances import kendall_distances
-from rankclust.models.mallows import Mallows, sample_mallows
+from rankclust.models.mallows import MALLOWS_DISTANCES, Mallows, sample_mallows
 from rankclust.models.plackett_luce import PlackettLuce
 from rankclust.pairwise import BradleyTerry, BradleyTerryMixture, Comparisons
 from rankclust.rankings import Rankings, check_rankings
@@ -106,6 +106,11 @@ def run_replicates(fn: Any, seeds: list, n_jobs: int | None, *args: Any) -> list
 # --------------------------------------------------------------------------------------------
 def _is_mixture(est: Any) -> bool:
     return isinstance(est, _MIXTURES)
+
+
+def _mixture_distance(est: Any) -> str:
+    """The distance of a Mallows mixture (``"kendall"`` for every other model)."""
+    return getattr(est, "distance", "kendall") if isinstance(est, MallowsMixture) else "kendall"
 
 
 def _check_estimator(est: Any) -> None:
@@ -278,6 +283,11 @@ def _complete_draws(est: Any, k: int, size: int, rng: np.random.Generator) -> np
     if isinstance(est, MallowsMixture | Mallows):
         center = _centers(est)[k]
         theta = float(est.thetas_[k]) if _is_mixture(est) else float(est.theta_)
+        distance = _mixture_distance(est)
+        if distance != "kendall":  # the family's exact sampler (a RandomState of its own)
+            family = MALLOWS_DISTANCES[distance]
+            state = np.random.RandomState(int(rng.integers(2**32)))
+            return np.asarray(family.sample(center, theta, size, state), dtype=np.int64)
         return sample_mallows(center, theta, size, rng).ranks
     scores = est.scores_[k] if _is_mixture(est) else est.scores_
     keys = scores[None, :] + rng.gumbel(size=(size, len(scores)))
@@ -363,7 +373,12 @@ def sample_like(estimator: Any, R: Any, random_state: Any = None) -> Rankings:
         rows = np.flatnonzero(z == k)
         if not rows.size:
             continue
-        if R.kind == "subset" and isinstance(estimator, MallowsMixture):
+        # (a mixture with another distance fits complete rankings: no restricted model)
+        if (
+            R.kind == "subset"
+            and isinstance(estimator, MallowsMixture)
+            and _mixture_distance(estimator) == "kendall"
+        ):
             out[rows] = _restricted_mallows(
                 _centers(estimator)[k], float(estimator.thetas_[k]), present[rows], rng
             )

@@ -319,6 +319,12 @@ def _components(model: Any) -> tuple[np.ndarray, list[_Component]]:
         return np.ones(1), [_Component("pl", scores=np.asarray(model.scores_))]
     if _is_mixture(model):
         check_is_fitted(model, "weights_")
+        distance = getattr(model, "distance", "kendall")
+        if distance != "kendall":
+            raise ValueError(
+                f"the goodness-of-fit test of a MallowsMixture is for distance='kendall', not "
+                f"{distance!r}"
+            )
         w = np.asarray(model.weights_, dtype=np.float64)
         if hasattr(model, "thetas_"):
             centers = model.centers_.ranks

@@ -111,6 +111,7 @@ from rankclust.rankings import KINDS, Rankings, check_rankings
 
 __all__ = [
     "CENTER_METHODS",
+    "MALLOWS_DISTANCES",
     "SUBSET_DP_MAX_WORK",
     "THETA_MAX",
     "Mallows",
@@ -127,6 +128,12 @@ __all__ = [
 
 # for the mixtures' tied likelihood (not in __all__; home: rankclust.models._mallows_ties)
 bucket_size_counts = ties.bucket_size_counts
+# for the mixtures' partial rows under other distances (not in __all__; home:
+# rankclust.models._mallows_partial)
+COMPLETION_CAP = partial.COMPLETION_CAP
+EM_TOTAL_CAP = partial.EM_TOTAL_CAP
+completions = partial.completions
+n_completions = partial.n_completions
 
 #: Default cap of the dispersion MLE, returned when every ranking sits at the centre (the
 #: unbounded MLE). At theta = 50 the mass off the centre is about (m - 1) e^-50 < 1e-16 for

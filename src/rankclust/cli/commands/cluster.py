@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from rankclust.cli._checks import check_k, check_rank_input
+from rankclust.cli._checks import (
+    check_distance_input,
+    check_k,
+    check_rank_input,
+    distance_option,
+)
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK
 from rankclust.cli._features import check_features_options, gate_json, gate_lines, load_features
@@ -26,15 +32,20 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
 
         return cmd_cluster_pairs(args, console)
     method, cls = resolve_method("cluster", rankings_method(args.method))
+    distance = distance_option(args, cls)
+    params = parse_set(args.set)
+    if distance:
+        params["distance"] = distance[0]
     est = make_estimator(
         cls, n_clusters=args.k, random_state=args.random_state, n_init=args.n_init,
-        extra=parse_set(args.set), fixed=method.params,
+        extra=params, fixed=method.params,
     )  # fmt: skip
     check_interval_options(args, cls)
     check_features_options(args, method)
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     check_rank_input(method, R, args.file)
+    check_distance_input(args.file, R, distance)
     check_k(args.k, R.n_rankings)
     X, names = (None, None)
     if args.features is not None:
@@ -43,7 +54,8 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     with console.task(f"fitting {cls.__name__} with K={args.k}"):
         est.fit(R) if X is None else est.fit(R, X=X)
     console.summary(cluster_summary(
-        est, R, title=f"{cls.__name__} ({method.name})", max_items=console.max_items,
+        est, R, title=f"{cls.__name__} ({method.name}{_distance_note(est)})",
+        max_items=console.max_items,
     ), R.n_items)  # fmt: skip
     if X is not None:
         console.print()
@@ -54,6 +66,8 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     cluster_figures(out, est, R)
     interval_figures(out, est, R, boot, level=args.ci_level)
     extra = {"command": "cluster", "input": args.file, "method": method.name}
+    if distance:
+        extra["distance"] = distance[0]
     if intervals is not None:
         extra["intervals"] = intervals
     if X is not None:
@@ -62,3 +76,9 @@ def cmd_cluster(args: argparse.Namespace, console: Console) -> int:
     out.save(est)
     out.report()
     return EXIT_OK
+
+
+def _distance_note(est: Any) -> str:
+    """``, distance=NAME`` for a mixture with a distance other than Kendall."""
+    distance = getattr(est, "distance", "kendall")
+    return "" if distance == "kendall" else f", distance={distance}"

@@ -8,7 +8,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rankclust.cli._checks import check_k, check_rank_input
+from rankclust.cli._checks import (
+    check_distance_input,
+    check_k,
+    check_rank_input,
+    distance_option,
+)
 from rankclust.cli._console import Console
 from rankclust.cli._errors import EXIT_OK, CLIError
 from rankclust.cli._features import check_features_options, gate_json, gate_lines, load_features
@@ -131,6 +136,9 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     parse_ks(args.ks, build=False)  # a malformed --ks fails before the file is read
     extra = parse_set(args.set)
     _check_options(args, method, cls)
+    distances = distance_option(args, cls, several=True)
+    if len(distances) == 1:
+        extra["distance"] = distances[0]
 
     def make(k: int) -> Any:
         return make_estimator(cls, n_clusters=k, random_state=args.random_state,
@@ -140,6 +148,7 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
     R = load_rankings(args.file, fmt=args.format, kind=args.kind, items_file=args.items,
                       encoding=args.encoding, strict=not args.skip_malformed)  # fmt: skip
     check_rank_input(method, R, args.file)
+    check_distance_input(args.file, R, distances)
     ks = parse_ks(args.ks, largest=R.n_rankings)
     check_k(ks[-1], R.n_rankings, option="--ks")
     X, names = (None, None)
@@ -147,6 +156,8 @@ def cmd_select_k(args: argparse.Namespace, console: Console) -> int:
         X, names = load_features(args.features, R, args.file)
     console.info(input_note(R, args.file))
     wanted = args.criterion or "bic"
+    if len(distances) > 1:
+        return _select_distances(args, method, R, ks, make(ks[0]), distances, wanted, console)
     rows, models, res = select_k_table(cls, R, ks, console=console, make=make, criterion=wanted,
                                        X=X)  # fmt: skip
     criterion = wanted if wanted in rows[0] else None
@@ -301,3 +312,65 @@ def _lrt_rows(
                      "p_value": res.p_value, "n_boot": n_boot,
                      "null_statistics": res.null_statistics.tolist()})  # fmt: skip
     return rows
+
+
+def _select_distances(
+    args: argparse.Namespace,
+    method: Any,
+    R: Any,
+    ks: Sequence[int],
+    template: Any,
+    distances: list[str],
+    criterion: str,
+    console: Console,
+) -> int:
+    """``select-k --distance a,b,...``: :func:`rankclust.cluster.mixture.select_model` once,
+    the criterion per distance and K in one table, the chosen (distance, K) printed, saved
+    and written as JSON."""
+    from rankclust.cli.report import cluster_summary
+    from rankclust.cli.report._format import format_table
+    from rankclust.cluster.mixture import select_model
+
+    with console.progress(None, total=len(ks) * len(distances), desc="distance x K") as bar:
+
+        def advance(distance: str, k: int, est: Any, row: dict) -> None:
+            bar.update(1)
+
+        res = select_model(template, R, ks, distances=distances, criterion=criterion,
+                           callback=advance)  # fmt: skip
+    cells = {(row["distance"], row["k"]): row for row in res.table}
+    body = [
+        [d] + [
+            f"{cells[d, k][criterion]:.2f}"
+            + (" *" if (d, k) == (res.best_distance, res.best_k) else "  ")
+            for k in ks
+        ]
+        for d in distances
+    ]  # fmt: skip
+    console.print(f"Model selection: {template.__class__.__name__} ({method.name}), "
+                  f"{criterion.upper()} per distance and K")  # fmt: skip
+    console.print(format_table(["distance", *(f"K={k}" for k in ks)], body))
+    console.print(f"best by {criterion.upper()}: distance={res.best_distance}, K={res.best_k}")
+    for note in res.notes:
+        console.print(note)
+    best = res.best_estimator
+    console.print()
+    console.summary(cluster_summary(
+        best, R, title=f"best: distance={res.best_distance}, K={res.best_k}",
+        max_items=console.max_items,
+    ), R.n_items)  # fmt: skip
+    out = Outputs(args, console)
+    if out.want_plots():
+        cluster_figures(out, best, R)
+    rows = [
+        {"distance": row["distance"], "k": row["k"],
+         **{c: float(row[c]) for c in _TABLE_COLUMNS}, "seconds": float(row["seconds"])}
+        for row in res.table
+    ]  # fmt: skip
+    extra_json: dict[str, Any] = {"command": "select-k", "input": args.file,
+                                  "method": method.name, "selection": rows,
+                                  "distances": distances, "best_distance": res.best_distance,
+                                  "best_k": res.best_k, "criterion": criterion,
+                                  "notes": res.notes}  # fmt: skip
+    _write_outputs(out, best, R, extra_json)
+    return EXIT_OK
