@@ -49,19 +49,27 @@ def _env_cap() -> int | None:
     return min(caps) if caps else None
 
 
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+_CORES = _usable_cores()
+
+
 def n_threads() -> int:
     """Threads the row blocks may use: usable cores, capped (see the module docstring)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        cores = os.cpu_count() or 1
     cap = _env_cap()
-    return max(1, min(cores, MAX_THREADS, cap if cap is not None else MAX_THREADS))
+    return max(1, min(_CORES, MAX_THREADS, cap if cap is not None else MAX_THREADS))
 
 
 def split_rows(n_rows: int, threads: int | None = None) -> list[tuple[int, int]]:
     """``[(lo, hi), ...]`` covering ``range(n_rows)``: one block per thread, or one block
     when the rows are too few to share (:data:`MIN_ROWS_PER_THREAD`)."""
+    if n_rows < 2 * MIN_ROWS_PER_THREAD:  # the common case of small data: no thread, no work
+        return [(0, int(n_rows))]
     threads = n_threads() if threads is None else int(threads)
     n_blocks = max(1, min(threads, n_rows // MIN_ROWS_PER_THREAD))
     edges = np.linspace(0, n_rows, n_blocks + 1).astype(np.int64)
@@ -85,9 +93,11 @@ def _get_pool() -> ThreadPoolExecutor:
 
 
 def _forget_pool() -> None:  # pragma: no cover - runs in a forked child
-    # a forked child has none of the parent's threads: it starts a pool of its own
-    global _pool
+    # a forked child has none of the parent's threads: it starts a pool of its own (and may
+    # run on other cores)
+    global _pool, _CORES
     _pool = None
+    _CORES = _usable_cores()
 
 
 if hasattr(os, "register_at_fork"):
