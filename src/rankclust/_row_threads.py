@@ -81,6 +81,8 @@ def component_groups(n_components: int, n_rows: int) -> list[tuple[int, int]]:
     :func:`split_rows` would give ``n_rows`` rows. A kernel that sums over rows is split by
     component, never by row, so that every sum keeps its order (the same bits)."""
     n_groups = max(1, min(n_components, len(split_rows(n_rows))))
+    if n_groups == 1:
+        return [(0, int(n_components))]
     edges = np.linspace(0, n_components, n_groups + 1).astype(np.int64)
     return [(int(lo), int(hi)) for lo, hi in itertools.pairwise(edges)]
 
