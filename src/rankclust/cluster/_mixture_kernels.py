@@ -108,11 +108,11 @@ def row_orders(ranks: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
     return orders.astype(np.int64)
 
 
-@numba.njit(cache=True, nogil=True)
-def _row_statistic(orders, i, t, top, center, pos):  # pragma: no cover - compiled
-    """The statistic of row ``i`` (a list of length ``t``) against one centre."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_statistic(orders, i, t, top, centers, k, pos):  # pragma: no cover - compiled
+    """The statistic of row ``i`` (a list of length ``t``) against centre ``k``."""
     for j in range(t):
-        pos[j] = center[orders[i, j]]
+        pos[j] = centers[k, orders[i, j]]
     s = 0
     for j in range(t):
         cj = pos[j]
@@ -131,7 +131,7 @@ def _order_statistics(orders, lengths, top, centers, out):  # pragma: no cover
     pos = np.empty(m, dtype=np.int64)
     for i in range(u):
         for k in range(centers.shape[0]):
-            out[i, k] = _row_statistic(orders, i, lengths[i], top, centers[k], pos)
+            out[i, k] = _row_statistic(orders, i, lengths[i], top, centers, k, pos)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -141,7 +141,7 @@ def _order_logliks(orders, lengths, top, centers, neg_thetas, log_z, out):  # pr
     for i in range(u):
         t = lengths[i]
         for k in range(centers.shape[0]):
-            s = _row_statistic(orders, i, t, top, centers[k], pos)
+            s = _row_statistic(orders, i, t, top, centers, k, pos)
             out[i, k] = neg_thetas[k] * s - log_z[t, k]
 
 
