@@ -94,6 +94,7 @@ MAX_JSON_BYTES = 64 * 2**20
 #: any other rankclust class raises ``TypeError``.
 RANKCLUST_CLASSES: frozenset[str] = frozenset(
     {
+        "rankclust.cluster._covariate_mixture:ItemCovariatePLMixture",
         "rankclust.cluster.baselines:CompletionMallowsMixture",
         "rankclust.cluster.baselines:RestrictedLengthMixture",
         "rankclust.cluster.chains:ChainKMeans",
