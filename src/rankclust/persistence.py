@@ -120,6 +120,7 @@ RANKCLUST_CLASSES: frozenset[str] = frozenset(
         "rankclust.ordinal.baselines:WSVORC",
         "rankclust.ordinal.m2sorc:M2SORC",
         "rankclust.pairwise._bradley_terry:BradleyTerry",
+        "rankclust.pairwise._covariate_bt:ItemCovariateBradleyTerry",
         "rankclust.pairwise._mixture:BradleyTerryMixture",
         "rankclust.supervised.baselines:FeatureKMeansRanking",
         "rankclust.supervised.baselines:NaiveKMeans",
