@@ -208,3 +208,8 @@ def test_input_errors_and_estimator_contract():
     # a penalty makes it exist
     ok = ItemCovariatePLMixture(1, coef_penalty=0.1).fit(never_loses)
     assert np.isfinite(ok.scores_).all()
+    # select_k does not pass item features: refused, not fitted with another design
+    from rankclust.cluster import select_k
+
+    with pytest.raises(ValueError, match="item_features"):
+        select_k(ItemCovariatePLMixture(n_init=1), R, ks=[1, 2])

@@ -295,6 +295,18 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
             self._set_effective_dof(R, sample_weight)
         return self
 
+    def _fit(
+        self, R: Any, sample_weight: Any, warm: Any = None, starts: Any = None
+    ) -> ItemCovariatePLMixture:
+        # the driver's entry point for select_k and the bootstrap, which do not pass the
+        # item features: refuse instead of fitting another design
+        if not hasattr(self, "item_features_"):
+            raise ValueError(
+                "ItemCovariatePLMixture is fitted through fit(R, item_features=...) only "
+                "(select_k and the bootstrap do not pass item features)"
+            )
+        return super()._fit(R, sample_weight, warm=warm, starts=starts)
+
     def _dask_blocks(self, R: Any, sample_weight: Any) -> tuple[_Blocks, Any, Any]:
         raise ValueError("ItemCovariatePLMixture fits in memory only (not a Dask input)")
 
