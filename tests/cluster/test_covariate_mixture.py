@@ -148,6 +148,31 @@ def test_never_ranked_items_get_worths_from_their_features():
         mix.scores_for(np.ones((1, 3)))
 
 
+def test_rankings_of_new_items_are_scored_from_their_features():
+    R, F, _, _ = _two_segments(200, m=8, random_state=10)
+    mix = ItemCovariatePLMixture(2, n_init=2, random_state=0).fit(R, item_features=F)
+    # rankings of the fitted items with their own features: the fitted model's numbers
+    np.testing.assert_allclose(mix.score_samples(R, item_features=F), mix.score_samples(R))
+    np.testing.assert_allclose(mix.predict_proba(R, item_features=F), mix.predict_proba(R))
+    # three new items: a mixture over all 3! orderings sums to one, and equals the
+    # by-hand mixture of the components' Plackett-Luce models on the implied scores
+    G = np.array([[0.5, -1.0], [2.0, 0.1], [-0.3, 0.4]])
+    orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+    R3 = Rankings.from_orderings(orders, n_items=3)
+    p = np.exp(mix.score_samples(R3, item_features=G))
+    assert p.sum() == pytest.approx(1.0)
+    z = mix.scores_for(G)
+    by_hand = sum(
+        w * PlackettLuce.from_params(scores=zk).pdf(R3)
+        for w, zk in zip(mix.weights_, z, strict=True)
+    )
+    np.testing.assert_allclose(p, by_hand)
+    post = mix.predict_proba(R3, item_features=G)
+    np.testing.assert_allclose(post.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(mix.predict(R3, item_features=G), post.argmax(axis=1))
+    assert mix.score(R3, item_features=G) == pytest.approx(np.log(p).mean())
+
+
 def test_effective_degrees_of_freedom():
     R, F, _, _ = _two_segments(150, random_state=7)
     plain = ItemCovariatePLMixture(2, n_init=1, random_state=0).fit(R, item_features=F)

@@ -41,6 +41,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
@@ -49,7 +50,7 @@ from rankclust._param_validation import Interval, check_sample_weight
 from rankclust.cluster._seeding import KMEANSPP
 from rankclust.cluster.mixture import PlackettLuceMixture, _Blocks
 from rankclust.models._pl_information import _gradient_and_information
-from rankclust.models.plackett_luce import choice_stages
+from rankclust.models.plackett_luce import choice_stages, loglik_rows
 from rankclust.models.plackett_luce_covariates import (
     CovariateScores,
     _align_features,
@@ -60,7 +61,7 @@ from rankclust.models.plackett_luce_covariates import (
     _informed_items,
     fit_covariate_scores,
 )
-from rankclust.rankings import Rankings
+from rankclust.rankings import Rankings, check_rankings
 
 __all__ = ["ItemCovariatePLMixture"]
 
@@ -472,6 +473,63 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
             )
         F = _check_item_features(F, F.shape[0])
         return self.coef_ @ F.T + self.intercept_[:, None]
+
+    # ---------------------------------------------------------------- rankings of new items
+    def _new_items_joint(self, R: Any, item_features: Any) -> np.ndarray:
+        """``log weights_k + log P_k(R_i)`` for rankings over items described by
+        ``item_features`` (their log-worths from :meth:`scores_for`), shape (n, K)."""
+        check_is_fitted(self, ["coef_"])
+        R = check_rankings(R, allow_ties=False, kinds=self._kinds, name="R")
+        F = _check_item_features(_align_features(item_features, R.items), R.n_items)
+        with np.errstate(divide="ignore"):
+            return loglik_rows(R, self.scores_for(F)) + np.log(self.weights_)
+
+    def score_samples(self, R: Any, X: Any = None, *, item_features: Any = None) -> np.ndarray:
+        """Log-likelihood of every ranking under the fitted mixture, shape (n,).
+
+        Parameters
+        ----------
+        R : Rankings or array-like
+            Without ``item_features``: rankings over the items of the fit. With them: over
+            any ``k`` items (array input read as ``kind="top"``).
+        X : None
+            Not used (no gate).
+        item_features : array-like of float, shape (k, n_features), optional
+            Features of the items (columns) of ``R``, new or not; each column is an item
+            described by its features only (no item effect), as in
+            :meth:`ItemCovariatePlackettLuce.logpdf`.
+
+        Returns
+        -------
+        ndarray of float64, shape (n,)
+        """
+        if item_features is None:
+            return super().score_samples(R, X)
+        return logsumexp(self._new_items_joint(R, item_features), axis=1)
+
+    def predict_proba(self, R: Any, X: Any = None, *, item_features: Any = None) -> np.ndarray:
+        """Posterior component probabilities of every ranking, shape (n, K) (rankings of new
+        items with ``item_features``, as in :meth:`score_samples`)."""
+        if item_features is None:
+            return super().predict_proba(R, X)
+        joint = self._new_items_joint(R, item_features)
+        return np.exp(joint - logsumexp(joint, axis=1)[:, None])
+
+    def predict(self, R: Any, X: Any = None, *, item_features: Any = None) -> np.ndarray:
+        """Most probable component of every ranking, shape (n,) (see :meth:`predict_proba`)."""
+        if item_features is None:
+            return super().predict(R, X)
+        return np.argmax(self._new_items_joint(R, item_features), axis=1)
+
+    def score(self, R: Any, y: Any = None, X: Any = None, *, item_features: Any = None) -> float:
+        """Mean log-likelihood per ranking, weighted by ``R.weights`` (see
+        :meth:`score_samples`)."""
+        if item_features is None:
+            return super().score(R, y, X)
+        R = check_rankings(R, allow_ties=False, kinds=self._kinds, name="R")
+        return float(
+            np.average(self.score_samples(R, item_features=item_features), weights=R.weights)
+        )
 
     def _validate_loaded_params(self, m: int, k: int) -> None:
         super()._validate_loaded_params(m, k)
