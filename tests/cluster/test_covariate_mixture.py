@@ -55,6 +55,12 @@ def test_identity_design_equals_plackett_luce_mixture():
         assert a.n_parameters_ == b.n_parameters_ and a.rank_ == 5
         assert a.bic_ == pytest.approx(b.bic_, rel=1e-9)
         np.testing.assert_allclose(a.predict_proba(R), b.predict_proba(R), atol=1e-4)
+    # top-3 lists (kind="top")
+    top = Rankings(np.where(R.ranks < 3, R.ranks, -1), kind="top")
+    a = ItemCovariatePLMixture(2, n_init=3, tol=1e-10, random_state=0).fit(top)
+    b = PlackettLuceMixture(2, n_init=3, tol=1e-10, random_state=0).fit(top)
+    assert a.log_likelihood_ == pytest.approx(b.log_likelihood_, rel=1e-9)
+    np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-3)
 
 
 @pytest.mark.parametrize("effects", [None, 2.0])
@@ -207,10 +213,11 @@ def test_persistence_round_trip_and_validated_state(tmp_path):
     shuffled = Rankings(R.ranks[:, perm], items=[items[p] for p in perm])
     np.testing.assert_allclose(back.score_samples(shuffled), mix.score_samples(R))
     # a tampered state is refused at load
-    back.coef_ = np.ones((2, 5))
-    save(back, tmp_path / "bad.zip")
-    with pytest.raises(ValueError, match="coef_"):
-        load(tmp_path / "bad.zip")
+    for bad in (np.ones((2, 5)), np.full((2, 2), np.nan)):
+        back.coef_ = bad
+        save(back, tmp_path / "bad.zip")
+        with pytest.raises(ValueError, match="coef_"):
+            load(tmp_path / "bad.zip")
 
 
 def test_input_errors_and_estimator_contract():
