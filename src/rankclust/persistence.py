@@ -94,6 +94,7 @@ MAX_JSON_BYTES = 64 * 2**20
 #: any other rankclust class raises ``TypeError``.
 RANKCLUST_CLASSES: frozenset[str] = frozenset(
     {
+        "rankclust.cluster._covariate_mixture:ItemCovariatePLMixture",
         "rankclust.cluster.baselines:CompletionMallowsMixture",
         "rankclust.cluster.baselines:RestrictedLengthMixture",
         "rankclust.cluster.chains:ChainKMeans",
@@ -119,6 +120,7 @@ RANKCLUST_CLASSES: frozenset[str] = frozenset(
         "rankclust.ordinal.baselines:WSVORC",
         "rankclust.ordinal.m2sorc:M2SORC",
         "rankclust.pairwise._bradley_terry:BradleyTerry",
+        "rankclust.pairwise._covariate_bt:ItemCovariateBradleyTerry",
         "rankclust.pairwise._mixture:BradleyTerryMixture",
         "rankclust.supervised.baselines:FeatureKMeansRanking",
         "rankclust.supervised.baselines:NaiveKMeans",

@@ -7,10 +7,12 @@
   :class:`PlackettLuceMixture`, :func:`select_k`, :func:`select_model` (distance and K
   of a Mallows mixture together), baselines and generators; with respondent covariates
   (``fit(R, X=...)``) they are mixtures of experts, whose gate :func:`gate_coefficients`
-  reports.
+  reports; :class:`ItemCovariatePLMixture` has Plackett-Luce components with log-worths
+  linear in item features.
 """
 
 from rankclust.cluster._base import objective_of
+from rankclust.cluster._covariate_mixture import ItemCovariatePLMixture
 from rankclust.cluster._gate import GateCoefficients, gate_coefficients
 
 # the mixtures' standard errors live beside them (they use the mixtures' private likelihood
@@ -67,6 +69,7 @@ __all__ = [
     "ChainKMeans",
     "CompletionMallowsMixture",
     "GateCoefficients",
+    "ItemCovariatePLMixture",
     "KOMeans",
     "MallowsMixture",
     "MixingCurve",

@@ -72,14 +72,20 @@ def _gradient_and_information(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gradient and observed information (negative Hessian) of the weighted log-likelihood.
 
-    Vectorised over the distinct rankings, in blocks of rows: O(u m^2) time, O(m^2 + block)
-    memory. Trusts its input.
+    Vectorised over the distinct rankings, in blocks of rows: O(u L^2 + m^2) time and
+    O(m^2 + block) memory, with ``L`` the last position of a choice set (the longest subset
+    ranking; ``m`` for complete and top-k rankings, whose sets hold every item). Trusts its
+    input.
     """
     order, in_set, active = stages.order, stages.in_set, stages.active
     m = order.shape[1]
     v = np.exp(z - z.max())  # choice probabilities are scale-free
     keep = row_w > 0
     order, in_set, active, w = order[keep], in_set[keep], active[keep], row_w[keep]
+    # positions past the last one of any choice set hold nothing (subset rankings)
+    used = np.flatnonzero(in_set.any(axis=0))
+    L = int(used[-1]) + 1 if used.size else 0
+    order, in_set, active = order[:, :L], in_set[:, :L], active[:, :L]
     vpos = np.where(in_set, v[order], 0.0)
     # worth still available at each stage: sum over positions t >= s in the sets
     avail = np.cumsum(vpos[:, ::-1], axis=1)[:, ::-1]
@@ -87,28 +93,23 @@ def _gradient_and_information(
         inv = np.where(active, 1.0 / avail, 0.0)
     e1 = np.cumsum(inv, axis=1) * in_set
     e2 = np.cumsum(inv**2, axis=1) * in_set
-    pos = np.empty_like(order)
-    np.put_along_axis(pos, order, np.broadcast_to(np.arange(m), order.shape), axis=1)
-    flat = order.ravel()
     wins = np.bincount(
         order[active], weights=np.broadcast_to(w[:, None], active.shape)[active], minlength=m
     )
-    expo = np.bincount(flat, weights=(w[:, None] * e1).ravel(), minlength=m)
+    expo = np.bincount(order.ravel(), weights=(w[:, None] * e1).ravel(), minlength=m)
     grad = wins - v * expo
-    # M[a, b] = sum_i w_i E2_i(min(t_i(a), t_i(b))) (E2 is 0 off the sets, and the sets are
-    # nested, so E2 at the smaller position is zero iff either item is out of the sets)
-    mmat = np.zeros((m, m))
-    e2_item = np.take_along_axis(e2, pos, axis=1)  # E2 at each item's own position
-    in_item = np.take_along_axis(in_set, pos, axis=1)
-    block = max(1, _BLOCK_ENTRIES // max(m * m, 1))
+    # M[a, b] = sum_i w_i E2_i(min(t_i(a), t_i(b))) over the items a, b of row i's sets (E2
+    # is 0 off the sets, and the sets are nested), accumulated by the rows' positions
+    first = np.minimum.outer(np.arange(L), np.arange(L))  # the earlier of two positions
+    mmat = np.zeros(m * m)
+    block = max(1, _BLOCK_ENTRIES // max(L * L, 1))
     for start in range(0, order.shape[0], block):
         sl = slice(start, start + block)
-        p = pos[sl]
-        first = p[:, :, None] <= p[:, None, :]  # a is placed before b
-        e = e2_item[sl]
-        both = in_item[sl][:, :, None] & in_item[sl][:, None, :]
-        emin = np.where(first, e[:, :, None], e[:, None, :]) * both
-        mmat += np.einsum("i,iab->ab", w[sl], emin)
+        both = in_set[sl][:, :, None] & in_set[sl][:, None, :]
+        emin = e2[sl][:, first] * both * w[sl, None, None]
+        pairs = order[sl][:, :, None] * m + order[sl][:, None, :]
+        mmat += np.bincount(pairs[both], weights=emin[both], minlength=m * m)
+    mmat = mmat.reshape(m, m)
     info = np.diag(v * expo) - np.outer(v, v) * mmat
     return grad, 0.5 * (info + info.T)
 

@@ -170,6 +170,32 @@ def _neg_hessian(
     return 0.5 * (H + H.T)
 
 
+def _identified_directions(
+    F: np.ndarray, seen: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, S, Vt)``: the mean features of the informed items ``seen`` and the non-zero
+    singular values and right singular vectors of their centred features (the coefficient
+    directions the rankings identify, ``len(S)`` of them; the whitened design is
+    ``(F - mean) @ Vt.T / S``). Trusts its input."""
+    mean = F[seen].mean(axis=0)
+    _, S, Vt = np.linalg.svd(F[seen] - mean, full_matrices=False)
+    cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
+    r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
+    return mean, S[:r], Vt[:r]
+
+
+def _check_mle_exists(stages: ChoiceStages, row_w: np.ndarray, seen: np.ndarray) -> None:
+    """Refuse, with one line, data on which the maximum-likelihood estimate of features that
+    identify every ranked item's worth (and no penalty) does not exist: some item of ``seen``
+    never wins or never loses and "beats" is not strongly connected (Hunter 2004)."""
+    problem = _comparison_problem(stages, row_w)
+    if problem is not None and not _strongly_connected(stages, row_w, seen):
+        raise ValueError(
+            "the maximum-likelihood estimate does not exist (the features identify "
+            f"every ranked item's worth and {problem}); use coef_penalty > 0"
+        )
+
+
 @dataclass(frozen=True)
 class CovariateScores:
     """A fit of :func:`fit_covariate_scores` (the attributes of
@@ -278,16 +304,13 @@ def fit_covariate_scores(
     # identified directions: SVD of the features of the items the rankings inform,
     # centred; whitened coordinates a = S g (the design has orthonormal columns on them)
     seen = _informed_items(stages, row_w)
-    mean = F[seen].mean(axis=0)
-    _, S, Vt = np.linalg.svd(F[seen] - mean, full_matrices=False)
-    cutoff = max(F.shape) * np.finfo(np.float64).eps * (S[0] if S.size else 0.0)
-    r = int(np.sum(S > cutoff)) if S.size and S[0] > 0 else 0
+    mean, S, Vt = _identified_directions(F, seen)
+    r = S.size
     if r == 0:
         raise ValueError(
             "item_features are constant over the ranked items: they identify no "
             "difference between worths"
         )
-    S, Vt = S[:r], Vt[:r]
     basis = (F - mean) @ Vt.T / S
     effects = item_effect_penalty is not None
     if effects:
@@ -297,12 +320,7 @@ def fit_covariate_scores(
         design = basis
         penalty = coef_penalty / S**2
         if r == seen.sum() - 1 and coef_penalty == 0:
-            problem = _comparison_problem(stages, row_w)
-            if problem is not None and not _strongly_connected(stages, row_w, seen):
-                raise ValueError(
-                    "the maximum-likelihood estimate does not exist (the features identify "
-                    f"every ranked item's worth and {problem}); use coef_penalty > 0"
-                )
+            _check_mle_exists(stages, row_w, seen)
     theta0 = np.zeros(design.shape[1])
     if init is not None:
         if not isinstance(init, CovariateScores) or init.coef.shape != (F.shape[1],):

@@ -6,6 +6,8 @@
   (:class:`PairwiseClosure`, intransitive assessors reported with their cycles).
 * :class:`BradleyTerry` -- Bradley-Terry (and Davidson ties) fitted by Newton's method with a
   sparse Hessian and conjugate gradients: O(comparisons) memory per iteration.
+* :class:`ItemCovariateBradleyTerry` -- the same with log-worths linear in item features
+  (worths of items never compared from their features).
 * :class:`BradleyTerryMixture` -- clusters of assessors, each a Bradley-Terry model (EM).
 
 Readers: :func:`rankclust.io.read_pairs_csv` and :func:`rankclust.io.read_bayesmallows_pairs`.
@@ -14,6 +16,13 @@ Readers: :func:`rankclust.io.read_pairs_csv` and :func:`rankclust.io.read_bayesm
 from rankclust.pairwise._bradley_terry import BradleyTerry
 from rankclust.pairwise._comparisons import Comparisons
 from rankclust.pairwise._conversions import PairwiseClosure
+from rankclust.pairwise._covariate_bt import ItemCovariateBradleyTerry
 from rankclust.pairwise._mixture import BradleyTerryMixture
 
-__all__ = ["BradleyTerry", "BradleyTerryMixture", "Comparisons", "PairwiseClosure"]
+__all__ = [
+    "BradleyTerry",
+    "BradleyTerryMixture",
+    "Comparisons",
+    "ItemCovariateBradleyTerry",
+    "PairwiseClosure",
+]
