@@ -49,17 +49,17 @@ from rankclust._dask import is_dask_collection
 from rankclust._param_validation import Interval, check_sample_weight
 from rankclust.cluster._seeding import KMEANSPP
 from rankclust.cluster.mixture import PlackettLuceMixture, _Blocks
-from rankclust.models._pl_information import _gradient_and_information
 from rankclust.models.plackett_luce import choice_stages, loglik_rows
 from rankclust.models.plackett_luce_covariates import (
     CovariateScores,
-    _align_features,
-    _check_item_features,
-    _check_mle_exists,
-    _feature_names,
-    _identified_directions,
-    _informed_items,
+    align_features,
+    check_item_features,
+    check_mle_exists,
+    feature_names,
     fit_covariate_scores,
+    identified_directions,
+    informed_items,
+    weighted_information,
 )
 from rankclust.rankings import Rankings, check_rankings
 
@@ -272,13 +272,13 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
         from rankclust.cluster import _experts
 
         _experts.drop_gate(self)
-        names = None if item_features is None else _feature_names(item_features)
-        F = np.eye(R.n_items) if item_features is None else _align_features(item_features, R.items)
-        F = _check_item_features(F, R.n_items)
+        names = None if item_features is None else feature_names(item_features)
+        F = np.eye(R.n_items) if item_features is None else align_features(item_features, R.items)
+        F = check_item_features(F, R.n_items)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, R.n_rankings)
         stages = choice_stages(R)
-        seen = _informed_items(stages, stages.row_weights(sw))
-        _, S, _ = _identified_directions(F, seen)
+        seen = informed_items(stages, stages.row_weights(sw))
+        _, S, _ = identified_directions(F, seen)
         if S.size == 0:
             raise ValueError(
                 "item_features are constant over the ranked items: they identify no "
@@ -321,7 +321,7 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
         stages = choice_stages(Ru, compress=False)
         q = np.maximum(self.predict_proba(Ru), _RESP_FLOOR)
         F = self.item_features_
-        mean, S, Vt = _identified_directions(F, _informed_items(stages, wu))
+        mean, S, Vt = identified_directions(F, informed_items(stages, wu))
         basis = (F - mean) @ Vt.T / S
         m = F.shape[0]
         effects = self.item_effect_penalty is not None
@@ -331,8 +331,7 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
             pen = np.concatenate([pen, np.full(m, float(self.item_effect_penalty))])
         dof = np.empty(self.n_components)
         for k in range(self.n_components):
-            _, info = _gradient_and_information(stages, wu * q[:, k], self.scores_[k])
-            H = design.T @ info @ design
+            H = design.T @ weighted_information(stages, wu * q[:, k], self.scores_[k]) @ design
             dof[k] = float(np.trace(np.linalg.solve(H + np.diag(pen), H)))
         self.effective_dof_ = dof
         self.n_parameters_ = self._n_parameters(m)
@@ -365,9 +364,9 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
             return
         stages = blocks.parts[0].stages
         row_w = stages.row_weights()
-        seen = _informed_items(stages, row_w)
+        seen = informed_items(stages, row_w)
         if self.rank_ == seen.sum() - 1:
-            _check_mle_exists(stages, row_w, seen)
+            check_mle_exists(stages, row_w, seen)
 
     def _n_free(self, m: int) -> float:
         return float(self.rank_)
@@ -471,7 +470,7 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
             raise ValueError(
                 f"item_features must have shape (k, {self.n_features_in_}), got {F.shape}"
             )
-        F = _check_item_features(F, F.shape[0])
+        F = check_item_features(F, F.shape[0])
         return self.coef_ @ F.T + self.intercept_[:, None]
 
     # ---------------------------------------------------------------- rankings of new items
@@ -480,7 +479,7 @@ class ItemCovariatePLMixture(PlackettLuceMixture):
         ``item_features`` (their log-worths from :meth:`scores_for`), shape (n, K)."""
         check_is_fitted(self, ["coef_"])
         R = check_rankings(R, allow_ties=False, kinds=self._kinds, name="R")
-        F = _check_item_features(_align_features(item_features, R.items), R.n_items)
+        F = check_item_features(align_features(item_features, R.items), R.n_items)
         with np.errstate(divide="ignore"):
             return loglik_rows(R, self.scores_for(F)) + np.log(self.weights_)
 

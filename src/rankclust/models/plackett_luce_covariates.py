@@ -75,11 +75,15 @@ from rankclust.rankings import Rankings, check_rankings
 
 __all__ = ["CovariateScores", "ItemCovariatePlackettLuce", "fit_covariate_scores"]
 
+# check_item_features, feature_names, align_features, informed_items, identified_directions,
+# check_mle_exists and weighted_information are public outside __all__: the item-covariate
+# mixture (rankclust.cluster) and Bradley-Terry (rankclust.pairwise) share them
+
 #: Newton steps after L-BFGS (each needs the O(u m^2) information).
 _MAX_NEWTON = 50
 
 
-def _check_item_features(F: Any, m: int, name: str = "item_features") -> np.ndarray:
+def check_item_features(F: Any, m: int, name: str = "item_features") -> np.ndarray:
     """``F`` as a float64 (m, d) array, finite; one clear ``ValueError`` otherwise."""
     try:
         X = np.array(F, dtype=np.float64)
@@ -96,12 +100,12 @@ def _check_item_features(F: Any, m: int, name: str = "item_features") -> np.ndar
     return X
 
 
-def _feature_names(F: Any) -> tuple[str, ...] | None:
+def feature_names(F: Any) -> tuple[str, ...] | None:
     cols = getattr(F, "columns", None)
     return None if cols is None else tuple(str(c) for c in cols)
 
 
-def _align_features(F: Any, items: tuple[str, ...] | None) -> Any:
+def align_features(F: Any, items: tuple[str, ...] | None) -> Any:
     """Rows of a DataFrame-like ``F`` whose index holds item names, in the order of ``items``.
 
     Features and rankings are matched by name when both have names (the rankings'
@@ -123,7 +127,7 @@ def _align_features(F: Any, items: tuple[str, ...] | None) -> Any:
     return np.asarray(F, dtype=np.float64)[[where[x] for x in items]]
 
 
-def _informed_items(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
+def informed_items(stages: ChoiceStages, row_w: np.ndarray) -> np.ndarray:
     """Items in a choice set of some stage of positive weight, bool (m,): the items whose
     worths the likelihood depends on."""
     has_stage = stages.active.any(axis=1) & (row_w > 0)
@@ -161,16 +165,22 @@ def _objective(
     return value, design.T @ grad_z - penalty * theta, z
 
 
+def weighted_information(stages: ChoiceStages, row_w: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Observed information (negative Hessian of the log-likelihood) in the log-worths ``z``
+    with the final weights ``row_w`` of the distinct rankings of ``stages`` (for the mixtures'
+    effective degrees of freedom). Trusts its input. O(u L^2 + m^2) time."""
+    return _gradient_and_information(stages, row_w, z)[1]
+
+
 def _neg_hessian(
     stages: ChoiceStages, row_w: np.ndarray, design: np.ndarray, penalty: np.ndarray, z: np.ndarray
 ) -> np.ndarray:
     """Negative Hessian of the penalised log-likelihood in ``theta``: ``D' I(z) D + diag(pen)``."""
-    _, info = _gradient_and_information(stages, row_w, z)
-    H = design.T @ info @ design + np.diag(penalty)
+    H = design.T @ weighted_information(stages, row_w, z) @ design + np.diag(penalty)
     return 0.5 * (H + H.T)
 
 
-def _identified_directions(
+def identified_directions(
     F: np.ndarray, seen: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(mean, S, Vt)``: the mean features of the informed items ``seen`` and the non-zero
@@ -184,7 +194,7 @@ def _identified_directions(
     return mean, S[:r], Vt[:r]
 
 
-def _check_mle_exists(stages: ChoiceStages, row_w: np.ndarray, seen: np.ndarray) -> None:
+def check_mle_exists(stages: ChoiceStages, row_w: np.ndarray, seen: np.ndarray) -> None:
     """Refuse, with one line, data on which the maximum-likelihood estimate of features that
     identify every ranked item's worth (and no penalty) does not exist: some item of ``seen``
     never wins or never loses and "beats" is not strongly connected (Hunter 2004)."""
@@ -295,7 +305,7 @@ def fit_covariate_scores(
     m = stages.n_items
     if m < 2:
         raise ValueError(f"R must have at least 2 items, got {m}")
-    F = _check_item_features(item_features, m)
+    F = check_item_features(item_features, m)
     row_w = stages.row_weights(
         None if sample_weight is None else check_sample_weight(sample_weight, stages.n_rankings)
     )
@@ -303,8 +313,8 @@ def fit_covariate_scores(
 
     # identified directions: SVD of the features of the items the rankings inform,
     # centred; whitened coordinates a = S g (the design has orthonormal columns on them)
-    seen = _informed_items(stages, row_w)
-    mean, S, Vt = _identified_directions(F, seen)
+    seen = informed_items(stages, row_w)
+    mean, S, Vt = identified_directions(F, seen)
     r = S.size
     if r == 0:
         raise ValueError(
@@ -320,7 +330,7 @@ def fit_covariate_scores(
         design = basis
         penalty = coef_penalty / S**2
         if r == seen.sum() - 1 and coef_penalty == 0:
-            _check_mle_exists(stages, row_w, seen)
+            check_mle_exists(stages, row_w, seen)
     theta0 = np.zeros(design.shape[1])
     if init is not None:
         if not isinstance(init, CovariateScores) or init.coef.shape != (F.shape[1],):
@@ -587,8 +597,8 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
         """
         self._validate_params()
         R = check_rankings(R, allow_ties=False, name="R")
-        names = None if item_features is None else _feature_names(item_features)
-        F = np.eye(R.n_items) if item_features is None else _align_features(item_features, R.items)
+        names = None if item_features is None else feature_names(item_features)
+        F = np.eye(R.n_items) if item_features is None else align_features(item_features, R.items)
         fitted = fit_covariate_scores(
             choice_stages(R),
             F,
@@ -670,7 +680,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
                 f"item_features must have shape (k, {self.n_features_in_}), got "
                 f"{None if F is None else F.shape}"
             )
-        _check_item_features(F, k)
+        check_item_features(F, k)
         scores = F @ self.coef_ + self.intercept_
         if not return_std:
             return scores
@@ -684,7 +694,7 @@ class ItemCovariatePlackettLuce(ValidatedParamsMixin, BaseEstimator):
             R = check_rankings(R, n_items=self.n_items_, items=self.items_, allow_ties=False)
             return self.scores_, R
         R = check_rankings(R, allow_ties=False)
-        F = _check_item_features(_align_features(item_features, R.items), R.n_items)
+        F = check_item_features(align_features(item_features, R.items), R.n_items)
         return self.scores_for(F), R
 
     def logpdf(self, R: Any, item_features: Any = None) -> np.ndarray:

@@ -33,12 +33,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from rankclust import _loaded_state as loaded
 from rankclust._param_validation import Interval, StrOptions
-from rankclust.models._pl_information import wald_intervals
+from rankclust.models import wald_intervals
 from rankclust.models.plackett_luce_covariates import (
-    _align_features,
-    _check_item_features,
-    _feature_names,
-    _identified_directions,
+    align_features,
+    check_item_features,
+    feature_names,
+    identified_directions,
 )
 from rankclust.pairwise._bradley_terry import BradleyTerry, _Pairs
 from rankclust.pairwise._comparisons import Comparisons
@@ -224,12 +224,12 @@ class ItemCovariateBradleyTerry(BradleyTerry):
         F = (
             np.eye(C.n_items)
             if item_features is None
-            else _check_item_features(_align_features(item_features, C.items), C.n_items)
+            else check_item_features(align_features(item_features, C.items), C.n_items)
         )
         seen = np.zeros(P.m, dtype=bool)
         seen[P.i[P.n > 0]] = True
         seen[P.j[P.n > 0]] = True
-        mean, S, Vt = _identified_directions(F, seen)
+        mean, S, Vt = identified_directions(F, seen)
         if S.size == 0:
             raise ValueError(
                 "item_features are constant over the compared items: they identify no "
@@ -281,7 +281,7 @@ class ItemCovariateBradleyTerry(BradleyTerry):
         if has_ties and self.ties == "none":
             k = int(np.flatnonzero(C.tie)[0])
             raise ValueError(f"row {k} is a tie and ties='none'")
-        names = None if item_features is None else _feature_names(item_features)
+        names = None if item_features is None else feature_names(item_features)
         P, D, F, S, Vt = self._setup(C, sample_weight, item_features, has_ties)
         theta0 = np.zeros(D.dim)
         if has_ties:
@@ -420,7 +420,7 @@ class ItemCovariateBradleyTerry(BradleyTerry):
             raise ValueError(
                 f"item_features must have shape (k, {self.n_features_in_}), got {F.shape}"
             )
-        return _check_item_features(F, F.shape[0]) @ self.coef_ + self.intercept_
+        return check_item_features(F, F.shape[0]) @ self.coef_ + self.intercept_
 
     # ---------------------------------------------------------------- uncertainty
     def standard_errors(self, C: Any = None, sample_weight: Any = None, **_: Any) -> np.ndarray:
