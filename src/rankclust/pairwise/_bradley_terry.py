@@ -306,6 +306,18 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
         self.tol = tol
 
     # ---------------------------------------------------------------- fitting
+    def _check_fit_data(self, C: Any) -> tuple[Comparisons, bool]:
+        """``(C, has_ties)`` for ``fit``: comparisons of at least 2 items, ties only where
+        ``ties`` allows them (one line naming the first tied row)."""
+        C = self._check(C)
+        if C.n_items < 2:
+            raise ValueError(f"need at least 2 items, got {C.n_items}")
+        has_ties = bool(C.tie.any())
+        if has_ties and self.ties == "none":
+            k = int(np.flatnonzero(C.tie)[0])
+            raise ValueError(f"row {k} is a tie and ties='none'")
+        return C, has_ties
+
     def _check(self, C: Any) -> Comparisons:
         if not isinstance(C, Comparisons):
             raise TypeError(f"expected a Comparisons, got {type(C).__name__}")
@@ -327,13 +339,7 @@ class BradleyTerry(ValidatedParamsMixin, BaseEstimator):
         self : BradleyTerry
         """
         self._validate_params()
-        C = self._check(C)
-        if C.n_items < 2:
-            raise ValueError(f"need at least 2 items, got {C.n_items}")
-        has_ties = bool(C.tie.any())
-        if has_ties and self.ties == "none":
-            k = int(np.flatnonzero(C.tie)[0])
-            raise ValueError(f"row {k} is a tie and ties='none'")
+        C, has_ties = self._check_fit_data(C)
         P = _Pairs(C, sample_weight, has_ties)
         if self.alpha == 0:
             self._check_mle(P)

@@ -274,13 +274,7 @@ class ItemCovariateBradleyTerry(BradleyTerry):
         self : ItemCovariateBradleyTerry
         """
         self._validate_params()
-        C = self._check(C)
-        if C.n_items < 2:
-            raise ValueError(f"need at least 2 items, got {C.n_items}")
-        has_ties = bool(C.tie.any())
-        if has_ties and self.ties == "none":
-            k = int(np.flatnonzero(C.tie)[0])
-            raise ValueError(f"row {k} is a tie and ties='none'")
+        C, has_ties = self._check_fit_data(C)
         names = None if item_features is None else feature_names(item_features)
         P, D, F, S, Vt = self._setup(C, sample_weight, item_features, has_ties)
         theta0 = np.zeros(D.dim)
