@@ -115,19 +115,15 @@ def check_distance_input(path: str, R: Any, distances: list[str]) -> None:
     others = [d for d in distances if d != "kendall"]
     if not others:
         return
-    from rankclust.models.mallows import COMPLETION_CAP, n_completions
+    from rankclust.models.mallows import COMPLETION_CAP, first_row_over_cap
 
     need = f"--distance {others[0]}"
     refuse_ties(path, R, need, others=" (--distance kendall accepts ties)")
-    m = R.n_items
-    lengths = R.lengths
-    short = np.flatnonzero(lengths < m)
-    for t in np.unique(lengths[short]):
-        i = int(short[lengths[short] == t][0])
-        n = n_completions(np.asarray(R.ranks[i]), R.kind)
-        if n > COMPLETION_CAP:
-            raise CLIError(
-                f"{where(path, i, R.n_rankings)}: this ranking lists {int(t)} of {m} items, "
-                f"{n} completions; {need} sums over at most {COMPLETION_CAP} per partial "
-                "ranking (--distance kendall fits any partial ranking)"
-            )
+    over = first_row_over_cap(R)
+    if over is not None:
+        i, t, n = over
+        raise CLIError(
+            f"{where(path, i, R.n_rankings)}: this ranking lists {t} of {R.n_items} items, "
+            f"{n} completions; {need} sums over at most {COMPLETION_CAP} per partial "
+            "ranking (--distance kendall fits any partial ranking)"
+        )

@@ -112,6 +112,7 @@ from rankclust.models.mallows import (
     THETA_MAX,
     bucket_size_counts,
     completions,
+    first_row_over_cap,
     n_completions,
 )
 from rankclust.models.plackett_luce import (
@@ -1395,21 +1396,14 @@ def _check_distance_rows(R: Rankings, distance: str) -> Rankings:
             f"R: row {row} has tied items; MallowsMixture(distance={distance!r}) fits "
             "rankings without ties (distance='kendall' fits ties)"
         )
-    m = R.n_items
-    lengths = R.lengths
-    short = np.flatnonzero(lengths < m)
-    if not short.size:
-        return R
-    # the number of completions depends on the length only: one check per length
-    for t in np.unique(lengths[short]):
-        row = int(short[lengths[short] == t][0])
-        n = n_completions(np.asarray(R.ranks[row]), R.kind)
-        if n > COMPLETION_CAP:
-            raise ValueError(
-                f"R: row {row} ranks {int(t)} of {m} items, {n} completions; "
-                f"MallowsMixture(distance={distance!r}) sums over at most {COMPLETION_CAP} "
-                "per partial ranking (distance='kendall' fits any partial ranking)"
-            )
+    over = first_row_over_cap(R)
+    if over is not None:
+        row, t, n = over
+        raise ValueError(
+            f"R: row {row} ranks {t} of {R.n_items} items, {n} completions; "
+            f"MallowsMixture(distance={distance!r}) sums over at most {COMPLETION_CAP} "
+            "per partial ranking (distance='kendall' fits any partial ranking)"
+        )
     return R
 
 

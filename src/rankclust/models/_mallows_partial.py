@@ -67,6 +67,21 @@ def n_completions(row: np.ndarray, kind: str) -> int:
     return math.factorial(m) // math.factorial(k)
 
 
+def first_row_over_cap(R: Rankings, cap: int = COMPLETION_CAP) -> tuple[int, int, int] | None:
+    """``(row, length, n_completions)`` of the first row of ``R`` (rows without ties) with
+    more than ``cap`` consistent completions, or None. The count depends on the length only,
+    so one row per length is checked: O(n + distinct lengths)."""
+    m = R.n_items
+    lengths = R.lengths
+    short = np.flatnonzero(lengths < m)
+    for t in np.unique(lengths[short]):
+        row = int(short[lengths[short] == t][0])
+        n = n_completions(np.asarray(R.ranks[row]), R.kind)
+        if n > cap:
+            return row, int(t), n
+    return None
+
+
 def completions(row: np.ndarray, kind: str) -> np.ndarray:
     """All consistent completions of a row (position vectors), shape (n_completions, m).
 

@@ -134,6 +134,7 @@ COMPLETION_CAP = partial.COMPLETION_CAP
 EM_TOTAL_CAP = partial.EM_TOTAL_CAP
 completions = partial.completions
 n_completions = partial.n_completions
+first_row_over_cap = partial.first_row_over_cap
 
 #: Default cap of the dispersion MLE, returned when every ranking sits at the centre (the
 #: unbounded MLE). At theta = 50 the mass off the centre is about (m - 1) e^-50 < 1e-16 for
