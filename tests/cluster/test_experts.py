@@ -4,10 +4,12 @@ weights are a multinomial logit of respondent covariates, fitted with fit(R, X=.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
 from scipy.special import logsumexp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
 from rankclust import Rankings, persistence
@@ -487,3 +489,17 @@ def test_tools_for_plain_mixtures_refuse_a_mixture_of_experts(mallows_fit, mallo
     ):
         with pytest.raises(ValueError, match="fitted with covariates"):
             call()
+
+
+def test_gate_starts_that_disagree_are_said(mallows_data, monkeypatch):
+    R, X, _ = mallows_data
+    kw = {"n_init": 3, "random_state": 0, "gate_penalty": 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = MallowsMixture(2, **kw).fit(R, X=X)  # well-separated: the starts agree
+    assert est.gate_n_agreeing_ >= 2
+    # every other start judged a different partition: only the kept one reached the fit
+    monkeypatch.setattr(EX, "_mismatch", lambda *args: 1.0)
+    with pytest.warns(ConvergenceWarning, match=r"reached by 1 of 3 gate starts"):
+        est = MallowsMixture(2, **kw).fit(R, X=X)
+    assert est.gate_n_agreeing_ == 1

@@ -288,9 +288,18 @@ def fit_experts(est: Any, R: Any, X: Any, sample_weight: Any = None, warm: Any =
         elif not same:
             gap = min(gap, max(rel, 0.0))
     warn_near_tie(type(est).__name__, gap, stacklevel=3)
-    if not best.converged:
-        from sklearn.exceptions import ConvergenceWarning
+    from sklearn.exceptions import ConvergenceWarning
 
+    if len(runs) > 1 and n_agree < 2:
+        # the seed-dependence of the gate is said, as the plain mixture says its own
+        warnings.warn(
+            f"{type(est).__name__}: the best fit with covariates was reached by {n_agree} of "
+            f"{len(runs)} gate starts; another random_state may give a different gate "
+            "(see gate_n_agreeing_ and gate_log_likelihoods_)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    if not best.converged:
         warnings.warn(
             f"{type(est).__name__}: EM with covariates did not converge in "
             f"max_iter={est.max_iter} iterations; increase max_iter or tol.",
