@@ -43,6 +43,26 @@ def test_order_statistics_and_counts_equal_the_pair_matrix_products(rng, kind):
     assert np.all(got[:, np.arange(m), np.arange(m)] == 0.0)
 
 
+@pytest.mark.parametrize("m", [MK.MASK_ITEMS, MK.MASK_ITEMS + 1])
+@pytest.mark.parametrize("kind", ["top", "subset"])
+def test_order_statistics_at_the_edge_of_the_item_mask(rng, kind, m):
+    # 64 items: the last centre position is bit 63 of the mask; 65: the pairwise loop
+    R = random_rankings(rng, 120, m, kind=kind, p_missing=0.5, min_length=1).unique()[0]
+    orders = MK.row_orders(R.ranks, R.lengths)
+    centers = np.argsort(rng.random((3, m)), axis=1).argsort(axis=1)
+    centers[0] = np.arange(m)[::-1]  # every item's centre position used, 63 included
+    A = MK.pair_indicators(R.ranks, kind)
+    want = A @ MK.discordance_matrix(centers)
+    top = kind == "top"
+    np.testing.assert_array_equal(MK.order_statistics(orders, R.lengths, top, centers), want)
+    thetas = np.array([0.1, 0.7, 2.0])
+    log_z = rng.normal(size=(m + 1, 3))
+    np.testing.assert_array_equal(
+        MK.order_logliks(orders, R.lengths, top, centers, thetas, log_z),
+        -thetas * want - log_z[R.lengths],
+    )
+
+
 def test_row_orders_lists_items_by_position_and_refuses_ties():
     R = Rankings.from_orderings([[2, 0], [1, 2, 0], [3]], n_items=4, kind="top")
     orders = MK.row_orders(R.ranks, R.lengths)
