@@ -53,9 +53,9 @@ def _kernel_outputs(R, centers, thetas, log_z, wq, log_w):
     orders = MK.row_orders(R.ranks, R.lengths)
     stats = MK.order_statistics(orders, R.lengths, top, centers)
     ll = MK.order_logliks(orders, R.lengths, top, centers, thetas, log_z)
-    counts = MK.order_counts(orders, R.lengths, top, wq)
+    counts, by_length = MK.order_counts(orders, R.lengths, top, wq)
     resp, row_ll = MK.responsibilities(ll, log_w)
-    return stats, ll, counts, resp, row_ll
+    return stats, ll, counts, by_length, resp, row_ll
 
 
 @pytest.mark.parametrize("kind", ["top", "subset"])

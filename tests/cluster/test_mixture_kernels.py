@@ -38,9 +38,13 @@ def test_order_statistics_and_counts_equal_the_pair_matrix_products(rng, kind):
     )
     wq = rng.random((u, 4)) * rng.integers(1, 50, size=(u, 1))
     want = (A.T @ wq).T.reshape(4, m, m)
-    got = MK.order_counts(orders, R.lengths, top, wq)
+    got, by_length = MK.order_counts(orders, R.lengths, top, wq)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     assert np.all(got[:, np.arange(m), np.arange(m)] == 0.0)
+    # the weight per list length: the same sums, in the same order, as np.bincount
+    for k in range(4):
+        want_k = np.bincount(R.lengths, weights=wq[:, k], minlength=m + 1)
+        np.testing.assert_array_equal(by_length[k], want_k)
 
 
 @pytest.mark.parametrize("m", [MK.MASK_ITEMS, MK.MASK_ITEMS + 1])

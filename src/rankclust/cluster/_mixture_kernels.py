@@ -237,11 +237,13 @@ def order_logliks(
 
 
 @numba.njit(cache=True, nogil=True)
-def _order_counts(orders, lengths, wq, before, listed):  # pragma: no cover
+def _order_counts(orders, lengths, wq, before, listed, by_length):  # pragma: no cover
     u = orders.shape[0]
     k_comp = wq.shape[1]
     for i in range(u):
         t = lengths[i]
+        for k in range(k_comp):
+            by_length[t, k] += wq[i, k]
         for j in range(t):
             a = orders[i, j]
             for k in range(k_comp):
@@ -252,9 +254,13 @@ def _order_counts(orders, lengths, wq, before, listed):  # pragma: no cover
                     before[a, b, k] += wq[i, k]
 
 
-def order_counts(orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndarray) -> np.ndarray:
+def order_counts(
+    orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(A.T @ wq).T`` reshaped (K, m, m) for :func:`pair_indicators` ``A``, from the
-    orderings: the weighted pairwise counts ``C_k[u, v] = sum_i wq[i, k] [u above v in i]``.
+    orderings: the weighted pairwise counts ``C_k[u, v] = sum_i wq[i, k] [u above v in i]``;
+    and the weight of each list length per component, ``N[k, l] = sum_{i: t_i = l} wq[i, k]``
+    (K, m + 1), from the same pass (the same sums as ``np.bincount``, in the same order).
 
     Only the pairs of listed items are visited (t(t-1)/2 for a list of length t): for a top
     list, "u above v" is "u listed" minus "v listed before u", so
@@ -271,12 +277,13 @@ def order_counts(orders: np.ndarray, lengths: np.ndarray, top: bool, wq: np.ndar
     # and sharing the rows out would reorder the sums
     before = np.zeros((m, m, k_comp))
     listed = np.zeros((m, k_comp))
-    _order_counts(orders, lengths, wq, before, listed)
+    by_length = np.zeros((m + 1, k_comp))
+    _order_counts(orders, lengths, wq, before, listed, by_length)
     counts = np.ascontiguousarray(before.transpose(2, 0, 1))
     if top:
         counts = listed.T[:, :, None] - counts.transpose(0, 2, 1)
         counts[:, np.arange(m), np.arange(m)] = 0.0
-    return counts
+    return counts, np.ascontiguousarray(by_length.T)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -1826,8 +1826,8 @@ class MallowsMixture(_RankingMixture):
         k_comp = resp.shape[1]
         wq = data.w[:, None] * resp
         if data.orders is not None:
-            counts = order_counts(data.orders, data.lengths, data.kind == "top", wq)
-        elif data.pairs is not None:
+            return order_counts(data.orders, data.lengths, data.kind == "top", wq)
+        if data.pairs is not None:
             counts = (data.pairs.T @ wq).T.reshape(k_comp, m, m)
         else:
             counts = data.R.pairwise_counts(weights=resp)
