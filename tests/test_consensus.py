@@ -352,6 +352,30 @@ def test_local_search_edge_sizes():
     np.testing.assert_array_equal(kemeny_local_search([[0, 1], [3, 0]]), [1, 0])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 14), st.integers(0, 2**32 - 1), st.booleans())
+def test_best_local_center_is_the_cheaper_of_the_two_searches(m, seed, integer):
+    rng = np.random.default_rng(seed)
+    C = rng.random((m, m)) * 20
+    if integer:  # ties in the costs and in Borda
+        C = np.round(C)
+    previous = positions(rng.permutation(m))
+    kept = previous.copy()
+    a = kemeny_local_search(C, init=previous)
+    b = kemeny_local_search(C)
+    want = b if kemeny_cost(C, b) < kemeny_cost(C, a) else a
+    np.testing.assert_array_equal(consensus.best_local_center(C, previous), want)
+    np.testing.assert_array_equal(previous, kept)  # the start is not moved in place
+
+
+def test_best_local_center_checks_its_arguments():
+    C = np.array([[0, 3, 1], [2, 0, 4], [4, 1, 0]])
+    with pytest.raises(ValueError, match="negative"):
+        consensus.best_local_center(-C, [0, 1, 2])
+    with pytest.raises(ValueError, match="permutation"):
+        consensus.best_local_center(C, [0, 0, 2])
+
+
 # ------------------------------------------------------------------ kemeny (dispatch)
 def test_kemeny_dispatch_and_registry():
     rng = np.random.default_rng(9)

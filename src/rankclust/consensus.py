@@ -69,6 +69,7 @@ __all__ = [
     "CONSENSUS_METHODS",
     "KEMENY_AUTO_EXACT_MAX_ITEMS",
     "KEMENY_EXACT_MAX_ITEMS",
+    "best_local_center",
     "borda",
     "borda_scores",
     "center_from_counts",
@@ -803,8 +804,23 @@ def kemeny_local_search(
     (array([2, 0, 1]), 5.0)
     """
     C = _check_counts(C)
+    pos = _local_search(C, _initial_center(C, init), moves, max_iter)
+    if return_cost:
+        return pos, _cost(C, pos)
+    return pos
+
+
+def _cost(C: np.ndarray, pos: np.ndarray) -> float:
+    """:func:`kemeny_cost` of checked arguments."""
+    return float(C.T[pos[:, None] < pos[None, :]].sum())
+
+
+def _local_search(
+    C: np.ndarray, pos: np.ndarray, moves: str = "insertion", max_iter: int | None = None
+) -> np.ndarray:
+    """:func:`kemeny_local_search` of checked arguments: ``C`` float64 with a zero diagonal,
+    ``pos`` an int64 position vector, which the search moves in place and returns."""
     m = C.shape[0]
-    pos = _initial_center(C, init)
     order = np.empty(m, dtype=np.int64)
     order[pos] = np.arange(m, dtype=np.int64)
     D = np.ascontiguousarray(C - C.T)
@@ -822,9 +838,49 @@ def kemeny_local_search(
             n_iter += 1
             if _nb_adjacent_step(D, order, pos, tol) == 0:
                 break
-    if return_cost:
-        return pos, float(C.T[pos[:, None] < pos[None, :]].sum())
     return pos
+
+
+def best_local_center(C: Any, previous: Any) -> np.ndarray:
+    """The cheaper of two Kemeny local optima: insertion moves from ``previous`` and from Borda.
+
+    The ``"local"`` centre step of the ranking mixtures: ``C`` and ``previous`` are checked
+    once, then both searches and both costs share them (the argument checks of two
+    :func:`kemeny_local_search` and two :func:`kemeny_cost` calls cost more than the searches
+    themselves on 14 items).
+
+    Parameters
+    ----------
+    C : array-like of float, shape (m, m)
+        Pairwise counts, non-negative and finite; the diagonal is ignored.
+    previous : array-like of int, shape (m,)
+        Position vector to start the first search from (not modified).
+
+    Returns
+    -------
+    center : ndarray of int64, shape (m,)
+        ``kemeny_local_search(C, init=previous)`` unless ``kemeny_local_search(C)`` (from
+        Borda) has a strictly lower :func:`kemeny_cost`.
+
+    Notes
+    -----
+    Complexity: O(m^2) per sweep, O(m^2) memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankclust.consensus import best_local_center
+    >>> C = np.array([[0, 3, 1], [2, 0, 4], [4, 1, 0]])
+    >>> best_local_center(C, [0, 1, 2])
+    array([2, 0, 1])
+    """
+    C = _check_counts(C)
+    m = C.shape[0]
+    a = _local_search(C, _check_center(previous, m, name="previous").copy())
+    b = _local_search(
+        C, _positions_from_scores(C.sum(axis=1) - C.sum(axis=0), _RTOL * m * _scale(C))
+    )
+    return b if _cost(C, b) < _cost(C, a) else a
 
 
 def _initial_center(C: np.ndarray, init: Any) -> np.ndarray:

@@ -102,7 +102,11 @@ from rankclust.cluster._seeding import (
     random_completion,
     seed_distances,
 )
-from rankclust.consensus import CENTER_METHODS, kemeny_cost, resolve_center_method
+from rankclust.consensus import (
+    CENTER_METHODS,
+    best_local_center,
+    resolve_center_method,
+)
 from rankclust.distances import kendall_distances
 from rankclust.models import plackett_luce as pl_model
 from rankclust.models.mallows import (
@@ -1815,9 +1819,7 @@ class MallowsMixture(_RankingMixture):
         if method != "local":
             return CENTER_METHODS[method](C, previous)
         # a second start from Borda: the cheaper of the two local optima is kept
-        a = CENTER_METHODS["local"](C, previous)
-        b = CENTER_METHODS["local"](C, None)
-        return b if kemeny_cost(C, b) < kemeny_cost(C, a) else a
+        return best_local_center(C, previous)
 
     def _m_stats(self, data: _MallowsData, state: _BlockState) -> tuple[np.ndarray, np.ndarray]:
         """Sufficient statistics of one block: counts ``C_k`` (K, m, m) and ``N_kt`` (K, m+1)."""
