@@ -15,6 +15,7 @@ hand-off costs tens of microseconds, more than a kernel call on a few hundred ro
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Callable
@@ -71,9 +72,15 @@ def split_rows(n_rows: int, threads: int | None = None) -> list[tuple[int, int]]
     if n_rows < 2 * MIN_ROWS_PER_THREAD:  # the common case of small data: no thread, no work
         return [(0, int(n_rows))]
     threads = n_threads() if threads is None else int(threads)
-    n_blocks = max(1, min(threads, n_rows // MIN_ROWS_PER_THREAD))
+    # remembered: an EM fit asks for the same split a few thousand times (58 us each)
+    return list(_row_blocks(int(n_rows), threads, MIN_ROWS_PER_THREAD))
+
+
+@functools.lru_cache(maxsize=64)
+def _row_blocks(n_rows: int, threads: int, min_rows: int) -> tuple[tuple[int, int], ...]:
+    n_blocks = max(1, min(threads, n_rows // min_rows))
     edges = np.linspace(0, n_rows, n_blocks + 1).astype(np.int64)
-    return [(int(lo), int(hi)) for lo, hi in itertools.pairwise(edges)]
+    return tuple((int(lo), int(hi)) for lo, hi in itertools.pairwise(edges))
 
 
 def component_groups(n_components: int, n_rows: int) -> list[tuple[int, int]]:
