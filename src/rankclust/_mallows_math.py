@@ -24,6 +24,9 @@ S`` for any number of components at once (``theta_mle`` is its one-component cas
 Compiled copies (numba cannot call these numpy functions) -- keep in sync, each is pinned to
 this module by ``tests/models/test_mallows_math.py``:
 
+* ``_stage_mean`` and ``_stage_variance`` below (scalar :func:`stage_means` and
+  :func:`stage_variances`, used by the compiled Newton iteration of :func:`solve_thetas`);
+
 * ``rankclust.models._mallows_kernels._log_qint`` (scalar :func:`stage_log_qint`, used by
   the exact subset likelihood);
 * ``rankclust.label_ranking._tree_kernels._theta_from_mean`` / ``_theta_lookup`` (the
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 __all__ = [
@@ -196,48 +200,103 @@ def solve_thetas(
 
     Complexity: O(K m) per iteration; a few iterations from a warm start.
     """
-    k_comp = counts.shape[0]
-    theta = np.clip(np.asarray(theta0, dtype=np.float64), 0.0, theta_max).copy()
+    theta = np.clip(np.asarray(theta0, dtype=np.float64), 0.0, theta_max)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
     scale = np.maximum(counts.sum(axis=1) if scale is None else scale, 1e-300)
-    (mu_ends,) = length_tables(np.array([0.0, theta_max]), m, kind, ("mean",))
-    upper = counts @ mu_ends[:, 0]
-    low_end = counts @ mu_ends[:, 1]
-    out = np.empty(k_comp)
-    at_max = (stats <= low_end) | (upper <= 0)
-    at_zero = ~at_max & (stats >= upper)
-    out[at_max] = theta_max
-    out[at_zero] = 0.0
-    todo = np.flatnonzero(~at_max & ~at_zero)
-    if todo.size == 0:
-        return out
-    c = counts[todo]
-    s = stats[todo]
-    th = theta[todo]
-    th = np.where((th <= 0) | (th >= theta_max), 1.0, th)
-    lo = np.zeros(todo.size)
-    hi = np.full(todo.size, theta_max)
-    active = np.ones(todo.size, dtype=bool)
     # from below, in the exponential tail (theta >> 1, mu ~ c e^-theta), a Newton step moves
     # theta by about 1: allow that many extra steps so a large cap is always reached
-    for _ in range(max_iter + int(np.ceil(min(theta_max, 1e6)))):
-        mu, var = length_tables(th, m, kind, ("mean", "var"))
-        g = np.einsum("kl,lk->k", c, mu) - s
-        dg = -np.einsum("kl,lk->k", c, var)
-        lo = np.where(g > 0, th, lo)
-        hi = np.where(g < 0, th, hi)
-        # g at rounding level; relative to the statistic when the mean is below 1 (large
-        # theta), where a test relative to the weight alone stopped early (1e-8 off)
-        small_g = np.abs(g) <= 1e-14 * np.minimum(scale[todo], s)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new = th - np.where(dg < 0, g / dg, np.inf)
-        # a Newton step that leaves the bracket is replaced by bisection
-        bad = ~np.isfinite(new) | (new < lo) | (new > hi)
-        new = np.where(bad, 0.5 * (lo + hi), new)
-        new = np.where(small_g, th, new)
-        done = small_g | (np.abs(new - th) <= xtol * np.maximum(1.0, th))
-        th = np.where(active, new, th)
-        active &= ~done
-        if not active.any():
-            break
-    out[todo] = th
+    n_iter = max_iter + int(np.ceil(min(theta_max, 1e6)))
+    out = np.empty(counts.shape[0])
+    _solve_thetas(
+        counts, stats, m, kind == "top", theta, float(theta_max), xtol, n_iter,
+        np.ascontiguousarray(scale, dtype=np.float64), out,
+    )  # fmt: skip
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# the solver, compiled (one Newton iteration in numpy was about 100 us of array overhead for
+# a few components: 18 % of a SUSHI A Mallows select_k); its stage moments are compiled
+# copies of stage_means / stage_variances, pinned to them by tests/models/test_mallows_math.py
+# --------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True)
+def _stage_mean(theta, k):  # pragma: no cover - compiled
+    """:func:`stage_means` at one ``theta`` and stage ``k`` (a float)."""
+    if k * theta < _SERIES_BELOW:
+        return (k - 1) / 2 - (k**2 - 1) * theta / 12 + (k**4 - 1) * theta**3 / 720
+    return 1.0 / math.expm1(theta) - k / math.expm1(k * theta)
+
+
+@numba.njit(cache=True, nogil=True)
+def _stage_variance(theta, k):  # pragma: no cover - compiled
+    """:func:`stage_variances` at one ``theta`` and stage ``k`` (a float)."""
+    if math.isinf(theta):
+        return 0.0
+    if k * theta < _SERIES_BELOW:
+        out = (k**2 - 1) / 12 - (k**4 - 1) * theta**2 / 240 + (k**6 - 1) * theta**4 / 6048
+    else:
+        out = 0.25 / math.sinh(theta / 2) ** 2 - k**2 * 0.25 / math.sinh(k * theta / 2) ** 2
+    return max(out, 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _weighted_moments(counts, k, theta, m, top, with_variance):  # pragma: no cover
+    """``(sum_l counts[k, l] mu_l(theta), sum_l counts[k, l] v_l(theta))``, the lengths'
+    stages summed as :func:`length_tables` does (top: stages m, m-1, ...; subset: 1, 2, ...)."""
+    mu = 0.0
+    var = 0.0
+    g = 0.0
+    dg = 0.0
+    for ell in range(1, m + 1):
+        stage = float(m - ell + 1 if top else ell)
+        mu += _stage_mean(theta, stage)
+        if with_variance:
+            var += _stage_variance(theta, stage)
+        g += counts[k, ell] * mu
+        dg += counts[k, ell] * var
+    return g, dg
+
+
+@numba.njit(cache=True, nogil=True)
+def _solve_thetas(
+    counts, stats, m, top, theta0, theta_max, xtol, n_iter, scale, out
+):  # pragma: no cover - compiled
+    """:func:`solve_thetas` for every component, written into ``out``."""
+    for k in range(counts.shape[0]):
+        upper, _ = _weighted_moments(counts, k, 0.0, m, top, False)
+        low_end, _ = _weighted_moments(counts, k, theta_max, m, top, False)
+        s = stats[k]
+        if s <= low_end or upper <= 0:
+            out[k] = theta_max
+            continue
+        if s >= upper:
+            out[k] = 0.0
+            continue
+        th = theta0[k]
+        if th <= 0 or th >= theta_max:
+            th = 1.0
+        lo = 0.0
+        hi = theta_max
+        for _ in range(n_iter):
+            g, dg = _weighted_moments(counts, k, th, m, top, True)
+            g -= s
+            dg = -dg
+            if g > 0:
+                lo = th
+            if g < 0:
+                hi = th
+            # g at rounding level; relative to the statistic when the mean is below 1 (large
+            # theta), where a test relative to the weight alone stopped early (1e-8 off)
+            small_g = abs(g) <= 1e-14 * min(scale[k], s)
+            new = th - g / dg if dg < 0 else np.inf
+            # a Newton step that leaves the bracket is replaced by bisection
+            if not np.isfinite(new) or new < lo or new > hi:
+                new = 0.5 * (lo + hi)
+            if small_g:
+                new = th
+            done = small_g or abs(new - th) <= xtol * max(1.0, th)
+            th = new
+            if done:
+                break
+        out[k] = th

@@ -90,6 +90,27 @@ def test_compiled_log_qint_is_the_stage_table(rng):
             assert got == pytest.approx(table[i, k - 1], rel=1e-14, abs=1e-300)
 
 
+def test_compiled_stage_moments_are_the_stage_tables(rng):
+    """Keep-in-sync pin: the solver's ``_stage_mean`` and ``_stage_variance`` equal
+    ``stage_means`` and ``stage_variances`` on both sides of the series switch, at 0, at
+    overflow and at infinity. The variance's direct form cancels just above the switch
+    (``k theta`` near 1e-2: two terms of about 1e4 for a difference of about 1), so both
+    versions are good to about 1e-12 there, not to the last bit."""
+    thetas = np.concatenate(
+        [[0.0, 1e-12, 1e-6, 9.9e-3, 1e-2, 0.3, 40.0, 700.0, 1500.0, np.inf], rng.random(50) * 5]
+    )
+    m = 30
+    means, variances = MM.stage_means(thetas, m), MM.stage_variances(thetas, m)
+    for i, th in enumerate(thetas):
+        for k in range(1, m + 1):
+            assert MM._stage_mean(float(th), float(k)) == pytest.approx(
+                means[i, k - 1], rel=1e-13, abs=1e-300
+            )
+            assert MM._stage_variance(float(th), float(k)) == pytest.approx(
+                variances[i, k - 1], rel=1e-10, abs=1e-300
+            )
+
+
 @pytest.mark.parametrize("kind", ["top", "subset"])
 def test_length_tables_are_the_public_sums(kind):
     th = np.array([0.0, 1e-4, 0.3, 2.0, 60.0])
