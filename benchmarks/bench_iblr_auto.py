@@ -17,6 +17,13 @@ ratios rankclust / scikit-lr (below 1: rankclust is faster).
 
 Run: ``.venv/bin/python benchmarks/bench_iblr_auto.py --peers-python .venv-peers/bin/python
 --baseline-src /tmp/before/src`` (``--datasets`` for a subset; ``--out`` writes the table).
+
+``--accuracy`` asks instead whether a cheaper choice of k changes what users get: the
+test-fold Kendall tau of the same folds for the default and for the cheaper settings of
+``ACCURACY_SETTINGS`` (smaller ``cv_max_eval``, a coarser grid), each with the seeds of
+``--seeds`` for the subsample, the per-fold paired differences against the default of the
+same seed, and the CPU time of each setting's 10 folds (seed 0, one pass after a warm-up)
+next to scikit-lr's (one worker, 3 passes, median).
 """
 
 from __future__ import annotations
@@ -39,6 +46,16 @@ from _common import SEMI_SYNTHETIC_SETS
 
 HERE = Path(__file__).resolve().parent
 SETS = SEMI_SYNTHETIC_SETS
+
+#: ``--accuracy``: (label, IBLRMallows parameters besides scaling="none" and random_state)
+ACCURACY_SETTINGS = [
+    ("default (cv_max_eval=1000)", {}),
+    ("cv_max_eval=300", {"cv_max_eval": 300}),
+    ("cv_max_eval=200", {"cv_max_eval": 200}),
+    ("cv_max_eval=100", {"cv_max_eval": 100}),
+    ("cv_max_eval=50", {"cv_max_eval": 50}),
+    ("grid (3,5,10,20,50), cv_max_eval=100", {"k_grid": (3, 5, 10, 20, 50), "cv_max_eval": 100}),
+]
 
 
 def _worker(side: str, files: list[str], reps: int) -> None:
@@ -79,6 +96,97 @@ def _worker(side: str, files: list[str], reps: int) -> None:
     print(json.dumps(out))
 
 
+def _accuracy(files: list[str], seeds: list[int]) -> dict:
+    """Per set, setting and seed: the 10 test-fold taus and (seed 0) the CPU time."""
+    import warnings
+
+    from rankclust.label_ranking import IBLRMallows
+    from rankclust.metrics import kendall_tau
+
+    warnings.simplefilter("ignore")
+    out = {}
+    for path in files:
+        data = np.load(path)
+        X, Y, fold_of = data["X"], data["Y"], data["fold"]
+        n_folds = int(fold_of.max()) + 1
+        res = out[Path(path).stem] = {}
+        for label, params in ACCURACY_SETTINGS:
+            IBLRMallows(scaling="none", random_state=0, **params).fit(  # warm-up
+                X[fold_of != 0], Y[fold_of != 0]
+            ).predict(X[fold_of == 0])
+            for seed in seeds:
+                taus, ks = [], []
+                c0 = time.process_time()
+                preds = []
+                for f in range(n_folds):
+                    tr, te = fold_of != f, fold_of == f
+                    est = IBLRMallows(scaling="none", random_state=seed, **params).fit(
+                        X[tr], Y[tr]
+                    )
+                    preds.append(est.predict(X[te]))
+                    ks.append(int(est.n_neighbors_))
+                cpu = time.process_time() - c0
+                for f in range(n_folds):
+                    taus.append(float(kendall_tau(Y[fold_of == f], preds[f])))
+                res[f"{label}|{seed}"] = {"tau": taus, "k": ks, "cpu": cpu}
+        print(f"accuracy: {Path(path).stem} done", file=sys.stderr, flush=True)
+    return out
+
+
+def _accuracy_tables(acc: dict, peer: dict, seeds: list[int]) -> str:
+    """Markdown: mean test tau per setting and seed, paired differences, CPU against scikit-lr.
+
+    Rule ("same?"): a setting keeps the accuracy on a set when, for every seed, the mean over
+    the folds of the paired difference (setting - default, same seed) is within
+    max(1 standard error of those 10 differences, 0.002) of zero; "not worse" when it is
+    never below minus that bound.
+    """
+    default = ACCURACY_SETTINGS[0][0]
+    lines = [
+        "| data set | setting | test tau, seed " + ", ".join(map(str, seeds))
+        + " | paired diff. mean (SE), seed " + ", ".join(map(str, seeds))
+        + " | same? | k chosen (seed 0) | CPU 10 folds (s) | / scikit-lr |",
+        "|---|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    keeps = {label: [] for label, _ in ACCURACY_SETTINGS[1:]}
+    for ds, res in acc.items():
+        p = peer[ds]["cpu"]
+        for label, _ in ACCURACY_SETTINGS:
+            means, diffs, same, not_worse = [], [], True, True
+            for seed in seeds:
+                tau = np.array(res[f"{label}|{seed}"]["tau"])
+                base = np.array(res[f"{default}|{seed}"]["tau"])
+                d = tau - base
+                mean, se = d.mean(), d.std(ddof=1) / np.sqrt(d.size)
+                means.append(f"{tau.mean():.4f}")
+                diffs.append(f"{mean:+.4f} ({se:.4f})")
+                same &= abs(mean) <= max(se, 0.002)
+                not_worse &= mean >= -max(se, 0.002)
+            ks = res[f"{label}|{seeds[0]}"]["k"]
+            cpu = res[f"{label}|{seeds[0]}"]["cpu"]
+            verdict = "-" if label == default else ("yes" if same else "**no**")
+            if label != default and not same:
+                verdict += " (not worse)" if not_worse else " (worse)"
+            if label != default:
+                keeps[label].append((ds, same, not_worse, cpu / p))
+            row = [ds, label, " / ".join(means), " / ".join(diffs), verdict,
+                   f"{min(ks)}-{max(ks)}", f"{cpu:.3f}", f"{cpu / p:.2f}"]  # fmt: skip
+            lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "| setting | same accuracy | not worse | at most 1x scikit-lr CPU |",
+              "|---|---|---|---|"]  # fmt: skip
+    for label, rows in keeps.items():
+        cells = [_count(rows, lambda s, w, r: s), _count(rows, lambda s, w, r: w),
+                 _count(rows, lambda s, w, r: r <= 1)]  # fmt: skip
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _count(rows: list, ok) -> str:
+    """``"a/b (not: sets)"``: how many (set, same, not_worse, cpu_ratio) rows satisfy ``ok``."""
+    bad = ", ".join(ds for ds, *flags in rows if not ok(*flags)) or "-"
+    return f"{sum(ok(*flags) for _, *flags in rows)}/{len(rows)} (not: {bad})"
+
+
 def _run(python: str, side: str, files: list[str], reps: int, src: str | None) -> dict:
     env = dict(os.environ)
     if src is not None:
@@ -99,6 +207,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--accuracy", action="store_true", help="test tau of cheaper settings")
+    ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--files", nargs="*", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -126,6 +236,20 @@ def main() -> None:
             path = Path(tmp) / f"{name}.npz"
             np.savez(path, X=X, Y=R.to_ranks(), fold=fold_of)
             files.append(str(path))
+        if args.accuracy:
+            peer = _run(args.peers_python, "peer", files, 3, None)
+            acc = _accuracy(files, args.seeds)
+            text = "\n".join([
+                f"Measured {time.strftime('%Y-%m-%d %H:%M')} (load average "
+                f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs). Command: `"
+                + " ".join([Path(sys.executable).name, *sys.argv]) + "`.",
+                "", _accuracy_tables(acc, peer, args.seeds), "",
+            ])  # fmt: skip
+            print(text)
+            if args.out:
+                args.out.write_text(text)
+                args.out.with_suffix(".json").write_text(json.dumps({"peer": peer, "ours": acc}))
+            return
         for r in range(args.rounds):
             for name, python, side, src in sides:
                 results[name].append(_run(python, side, files, args.reps, src))

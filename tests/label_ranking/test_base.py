@@ -16,9 +16,11 @@ from rankclust.label_ranking import (
     PairwiseLabelRanker,
 )
 from rankclust.label_ranking._base import (
+    _is_checked_matrix,
     dudani_weights,
     positions_to_ranks,
     validate_fit_data,
+    validate_predict_data,
 )
 from rankclust.metrics import kendall_tau
 
@@ -87,3 +89,77 @@ def test_missing_labels_give_complete_rankings(est, rng):
     assert pred.shape == (7, 5)
     assert (np.sort(pred, axis=1) == np.arange(1, 6)).all()
     assert est.n_items_ == 5
+
+
+def _inputs(rng):
+    """Inputs for the validation fast path: plain float64 matrices and what must miss it."""
+    X = rng.normal(size=(6, 3))
+    nan, inf, huge = X.copy(), X.copy(), np.full((6, 3), 1e308)
+    nan[2, 1], inf[0, 0] = np.nan, np.inf
+    return {
+        "plain": (X, True),
+        "fortran": (np.asfortranarray(X), True),
+        "view": (X[::2], True),
+        "float32": (X.astype(np.float32), False),
+        "int": (np.arange(18).reshape(6, 3), False),
+        "list": (X.tolist(), False),
+        "nan": (nan, False),
+        "inf": (inf, False),
+        "overflowing sum": (huge, True),  # finite (no overflow warning from the check)
+        "1-d": (X[:, 0].copy(), False),
+        "3-d": (X[:, :, None].copy(), False),
+        "no rows": (X[:0], False),
+        "no columns": (X[:, :0], False),
+        "two columns": (X[:, :2].copy(), False),
+    }
+
+
+def _outcome(call):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = call()
+        except Exception as exc:  # compared by type and message
+            return ("error", type(exc), str(exc)), [str(w.message) for w in caught]
+    return ("ok", out[0] if isinstance(out, tuple) else out), [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("fitted_with_names", [False, True])
+def test_validation_fast_path_returns_what_sklearn_returns(rng, fitted_with_names, monkeypatch):
+    # validate_fit_data / validate_predict_data skip scikit-learn's validate_data for a
+    # plain finite float64 matrix: same arrays, errors, warnings and attributes either way
+    import rankclust.label_ranking._base as base
+
+    pd = pytest.importorskip("pandas")
+    X_fit = rng.normal(size=(6, 3))
+    if fitted_with_names:
+        X_fit = pd.DataFrame(X_fit, columns=["a", "b", "c"])
+    for name, (X, fast) in _inputs(rng).items():
+        expect_fast = fast and not fitted_with_names
+        assert _is_checked_matrix(IBLRMallows(), X, 3) is fast, name
+        outcomes = []
+        for use_fast_path in (True, False):
+            if not use_fast_path:
+                monkeypatch.setattr(base, "_is_checked_matrix", lambda *a, **k: False)
+            model = IBLRMallows(n_neighbors=2).fit(X_fit, np.tile([1, 2, 3], (6, 1)))
+            predicted = _outcome(lambda m=model, X=X: validate_predict_data(m, X))
+            refit = IBLRMallows(n_neighbors=2).fit(X_fit, np.tile([1, 2, 3], (6, 1)))
+            Yn = np.tile([1, 2, 3], (len(X), 1))
+            fitted = _outcome(lambda m=refit, X=X, Yn=Yn: validate_fit_data(m, X, Yn))
+            state = (getattr(refit, "n_features_in_", None), hasattr(refit, "feature_names_in_"))
+            outcomes.append((predicted, fitted, state))
+            monkeypatch.undo()
+        (p_fast, f_fast, s_fast), (p_full, f_full, s_full) = outcomes
+        assert s_fast == s_full, name
+        for got, want in ((p_fast, p_full), (f_fast, f_full)):
+            assert got[1] == want[1], name  # warnings
+            assert got[0][0] == want[0][0], name  # "ok" or "error"
+            if want[0][0] == "error":
+                assert got[0] == want[0], name
+            else:
+                np.testing.assert_array_equal(got[0][1], want[0][1], err_msg=name)
+                assert got[0][1].dtype == want[0][1].dtype, name
+        if expect_fast:
+            assert p_fast[0][1] is X, name  # the fast path returns the input itself

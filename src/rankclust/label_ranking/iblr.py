@@ -129,8 +129,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
             if n == 1:
                 self.n_neighbors_, self.cv_scores_ = 1, {1: np.nan}
             else:
-                rng = check_random_state(self.random_state)
-                self.n_neighbors_, self.cv_scores_, n_bad, n_fits = self._select_k(Z, R, grid, rng)
+                self.n_neighbors_, self.cv_scores_, n_bad, n_fits = self._select_k(Z, R, grid)
                 self._warn_not_converged(n_bad, n_fits, "in the leave-one-out choice of k")
         else:
             self.n_neighbors_ = min(int(self.n_neighbors), n)
@@ -299,7 +298,7 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
     def _select_k(
-        self, Z: np.ndarray, R: Rankings, grid: list[int], rng: np.random.RandomState
+        self, Z: np.ndarray, R: Rankings, grid: list[int]
     ) -> tuple[int, dict[int, float], int, int]:
         """Leave-one-out choice of k on at most ``cv_max_eval`` training rows.
 
@@ -314,11 +313,14 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
         n = Z.shape[0]
         evaluate = np.arange(n)
         if n > self.cv_max_eval:
+            # seeded only here: a RandomState costs more than a small fold's search
+            rng = check_random_state(self.random_state)
             evaluate = np.sort(rng.choice(n, size=self.cv_max_eval, replace=False))
         useful = R.lengths[evaluate] >= 2
         evaluate = evaluate[useful]
         if evaluate.size == 0:
             return grid[0], dict.fromkeys(grid, np.nan), 0, 0
+        truth = R.ranks[evaluate]
         scores: dict[int, float] = {}
         n_bad = n_fits = 0
         batch = list(grid)
@@ -339,11 +341,13 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
                 order = np.argsort(is_self, axis=1, kind="stable")[:, :k_max]
                 dist = np.ascontiguousarray(np.take_along_axis(dist, order, axis=1))
                 ind = np.ascontiguousarray(np.take_along_axis(ind, order, axis=1))
-            tau, bad = self._loo_scores(dist, ind, evaluate, batch)
+            tau, bad = self._loo_scores(dist, ind, truth, batch)
             n_bad += bad
             n_fits += tau.size
+            # one row per candidate: the same pairwise sums as np.nanmean of each column
+            means = np.nanmean(np.ascontiguousarray(tau.T), axis=1)
             for g, k in enumerate(batch):
-                scores[k] = float(np.nanmean(tau[:, g]))
+                scores[k] = float(means[g])
                 if not extending:
                     continue
                 # the extension stops at the first candidate that is not the best
@@ -363,16 +367,17 @@ class _BaseIBLR(LabelRankerMixin, ValidatedParamsMixin, BaseEstimator):
                 batch.append(last)
 
     def _loo_scores(
-        self, dist: np.ndarray, ind: np.ndarray, evaluate: np.ndarray, ks: list[int]
+        self, dist: np.ndarray, ind: np.ndarray, truth: np.ndarray, ks: list[int]
     ) -> tuple[np.ndarray, int]:
         """Kendall tau (E, len(ks)) of each held-out row predicted with each k (prefixes).
 
-        Also returns the number of local fits that did not converge.
+        ``truth`` (E, m): the held-out rows' 0-based positions (``Rankings.ranks``). Also
+        returns the number of local fits that did not converge.
         """
         positions = np.empty((ind.shape[0], len(ks), self.n_items_), dtype=np.int64)
         n_bad = np.zeros(len(ks), dtype=np.int64)
         self._loo_fits(dist, ind, np.asarray(ks, dtype=np.int64), positions, n_bad)
-        return _tau_per_k(self.rankings_[evaluate], positions), int(n_bad.sum())
+        return _tau_per_k(truth, positions), int(n_bad.sum())
 
     def _loo_fits(
         self, dist: np.ndarray, ind: np.ndarray, ks: np.ndarray, positions: np.ndarray,
@@ -835,15 +840,17 @@ class IBLRPlackettLuce(_BaseIBLR):
         return scores
 
 
-def _tau_per_k(truth: Rankings, positions: np.ndarray) -> np.ndarray:
+def _tau_per_k(truth: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Kendall tau of every held-out row's prediction for every candidate k, shape (E, G),
-    from the (E, G, m) label positions of the leave-one-out kernels: the values of
+    from the (E, m) true 0-based positions (``Rankings.ranks``, -1 = missing) and the
+    (E, G, m) label positions of the leave-one-out kernels: the values of
     :func:`rankclust.metrics.kendall_tau_rows` (NaN for a row without a pair), in one
-    compiled pass instead of one validated call per candidate."""
+    compiled pass instead of one validated call per candidate (and no ``Rankings`` of the
+    held-out rows)."""
     n_e, n_g, _ = positions.shape
     disc = np.empty((n_e, n_g), dtype=np.int64)
     comp = np.empty((n_e, n_g), dtype=np.int64)
-    _nb_tau_counts(np.ascontiguousarray(truth.ranks, dtype=np.int64), positions, disc, comp)
+    _nb_tau_counts(np.ascontiguousarray(truth, dtype=np.int64), positions, disc, comp)
     tau = np.full((n_e, n_g), np.nan)
     ok = comp > 0
     tau[ok] = (comp[ok] - 2 * disc[ok]) / comp[ok]
