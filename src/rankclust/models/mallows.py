@@ -1008,23 +1008,27 @@ def sample_mallows(
     th = _check_theta(theta)
     size = int(size)
     m = c.shape[0]
-    if lengths is None:
-        t = np.full(size, m, dtype=np.int64)
-    else:
-        la = np.asarray(lengths)
-        if la.dtype.kind not in "iu":
-            raise ValueError("lengths must hold integers")
-        t = np.broadcast_to(la, (size,)).astype(np.int64) if la.ndim == 0 else la.astype(np.int64)
-        if t.shape != (size,):
-            raise ValueError(f"lengths must be an int or have shape ({size},), got {la.shape}")
-        if size and (t.min() < 0 or t.max() > m):
-            raise ValueError(f"lengths must lie in [0, {m}]")
+    t = np.full(size, m, dtype=np.int64) if lengths is None else _check_lengths(lengths, size, m)
     order = np.argsort(c).astype(np.int64)
     u = _uniforms(random_state, (size, max(m - 1, 0)))
     out = np.empty((size, m), dtype=np.int64)
     _nb_sample_rankings(order, th, u, t, out)
     # the kernel writes dense positions by construction: skip re-validation
     return Rankings._from_trusted(out, kind="top" if lengths is not None else "subset")
+
+
+def _check_lengths(lengths: Any, size: int, m: int) -> np.ndarray:
+    """The list length of each of ``size`` draws over ``m`` items: an int or a (size,) array
+    of integers in ``[0, m]``; int64 of shape (size,)."""
+    la = np.asarray(lengths)
+    if la.dtype.kind not in "iu":
+        raise ValueError("lengths must hold integers")
+    t = np.broadcast_to(la, (size,)).astype(np.int64) if la.ndim == 0 else la.astype(np.int64)
+    if t.shape != (size,):
+        raise ValueError(f"lengths must be an int or have shape ({size},), got {la.shape}")
+    if size and (t.min() < 0 or t.max() > m):
+        raise ValueError(f"lengths must lie in [0, {m}]")
+    return t
 
 
 def _require_untied(R: Rankings, distance: str) -> None:
@@ -1051,14 +1055,7 @@ def _sample_family(
     out = np.asarray(family.sample(center, theta, size, rng), dtype=np.int64)
     if lengths is None:
         return Rankings._from_trusted(out, kind="subset")
-    la = np.asarray(lengths)
-    if la.dtype.kind not in "iu":
-        raise ValueError("lengths must hold integers")
-    t = np.broadcast_to(la, (size,)).astype(np.int64) if la.ndim == 0 else la.astype(np.int64)
-    if t.shape != (size,):
-        raise ValueError(f"lengths must be an int or have shape ({size},), got {la.shape}")
-    if size and (t.min() < 0 or t.max() > m):
-        raise ValueError(f"lengths must lie in [0, {m}]")
+    t = _check_lengths(lengths, size, m)
     out[out >= t[:, None]] = -1
     return Rankings._from_trusted(out, kind="top")
 
