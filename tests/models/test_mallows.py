@@ -505,6 +505,23 @@ def test_top_sampler_matches_top_likelihood():
     assert stats.chisquare(uniq.weights, n * p).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("distance", ["kendall", "cayley"])
+@pytest.mark.parametrize(
+    ("lengths", "message"),
+    [
+        ([1, 4], "lengths must lie"),
+        ([1, 2, 3], "shape"),
+        (1.5, "integers"),
+        (-1, "lengths must lie"),
+    ],
+)
+def test_sample_refuses_bad_lengths_on_every_distance(distance, lengths, message):
+    model = Mallows(distance=distance).fit(Rankings.from_orderings([[0, 1, 2], [1, 0, 2]]))
+    with pytest.raises(ValueError, match=message):
+        model.sample(2, random_state=0, lengths=lengths)
+    assert model.sample(2, random_state=0, lengths=[1, 3]).lengths.tolist() == [1, 3]
+
+
 def test_sample_lengths_and_validation():
     R = sample_mallows([2, 0, 1, 3], 1.0, 6, random_state=0, lengths=[0, 1, 2, 3, 4, 4])
     assert R.lengths.tolist() == [0, 1, 2, 3, 4, 4]
