@@ -44,10 +44,11 @@ from rankclust._compiled import cayley_pair
 from rankclust.consensus import generalized_borda
 from rankclust.models import _mallows_hamming
 from rankclust.models._mallows_counts import (
-    all_orders,
+    EXACT_CENTER_MAX_ITEMS,
+    EXACT_CENTER_MAX_WORK,
     check_m,
     check_theta,
-    weighted_unique_rows,
+    search_center,
 )
 from rankclust.rankings import Rankings
 
@@ -62,12 +63,6 @@ __all__ = [
     "log_normalizer",
     "sample",
 ]
-
-#: Largest number of items for which :func:`estimate_center` enumerates every centre.
-EXACT_CENTER_MAX_ITEMS = 8
-#: Largest ``m! * (distinct rows)`` the automatic exact search takes on (about a second on
-#: unclustered data, where the bound prunes little).
-EXACT_CENTER_MAX_WORK = 10**7
 
 
 def _insert_probs(theta: np.ndarray, m: int) -> np.ndarray:
@@ -392,31 +387,17 @@ def estimate_center(
     Complexity: exact O(m! u m) time, O(m! m) memory (u distinct rows); local search
     O(T u m^2) time per start for T moves, O(u m + m^2) memory.
     """
-    A, w = weighted_unique_rows(ranks, weights)
-    m = A.shape[1]
-    if m <= 1 or A.shape[0] == 0:
-        return np.arange(m, dtype=np.int64)
-    if exact is None:
-        exact = (
-            m <= EXACT_CENTER_MAX_ITEMS and math.factorial(m) * A.shape[0] <= EXACT_CENTER_MAX_WORK
-        )
-    if exact and m > 10:
-        raise ValueError(f"the exact Cayley centre enumerates m! centres; m = {m} > 10")
-    by_weight = np.argsort(-w, kind="stable")
-    A, w = np.ascontiguousarray(A[by_weight]), w[by_weight]
-    if init is not None:
-        starts = [np.asarray(init, dtype=np.int64)]
-    else:
-        starts = [
+    return search_center(
+        ranks,
+        weights,
+        family="Cayley",
+        exact=exact,
+        init=init,
+        starts=lambda A, w: [
             _mallows_hamming.estimate_center(A, w),
             generalized_borda(Rankings(A), w),
             *A[: min(3, A.shape[0])],
-        ]
-    results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
-    center, cost = min(results, key=lambda r: r[1])
-    if exact:
-        orders = all_orders(m)
-        best = np.argsort(center).astype(np.int64)
-        _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
-        center = np.argsort(best).astype(np.int64)
-    return center
+        ],
+        local_search=_local_search,
+        exact_search=_nb_exact_center,
+    )

@@ -19,20 +19,32 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "EXACT_CENTER_MAX_ITEMS",
+    "EXACT_CENTER_MAX_WORK",
     "all_orders",
     "check_m",
     "check_theta",
     "distance_pmf",
     "log_moments",
     "sample_distances",
+    "search_center",
     "weighted_unique_rows",
 ]
+
+#: Largest number of items for which the exhaustive centre search (:func:`search_center`,
+#: the Cayley and Ulam families) enumerates every centre by default.
+EXACT_CENTER_MAX_ITEMS = 8
+#: Largest ``m! * (distinct rows)`` the automatic exhaustive search takes on (about a
+#: second on unclustered data, where the bound prunes little).
+EXACT_CENTER_MAX_WORK = 10**7
 
 
 def check_m(m: Any) -> int:
@@ -156,3 +168,50 @@ def all_orders(m: int) -> np.ndarray:
     out = np.array(list(itertools.permutations(range(m))), dtype=np.int64).reshape(-1, m)
     out.setflags(write=False)
     return out
+
+
+def search_center(
+    ranks: np.ndarray,
+    weights: np.ndarray,
+    *,
+    family: str,
+    exact: bool | None,
+    init: np.ndarray | None,
+    starts: Callable[[np.ndarray, np.ndarray], list],
+    local_search: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, float]],
+    exact_search: Callable[..., Any],
+) -> np.ndarray:
+    """The weighted centre of a distance family with no closed-form centre (Cayley, Ulam).
+
+    The distinct rows, heaviest first, are searched locally from ``starts(A, w)`` (or from
+    ``init`` alone), keeping the cheapest local optimum; with ``exact`` (None: when ``m <=``
+    :data:`EXACT_CENTER_MAX_ITEMS` and ``m! u <=`` :data:`EXACT_CENTER_MAX_WORK`) every
+    ordering is then tried by ``exact_search(orders, A, w, bound, best)``, bounded by the
+    local optimum's cost, which writes the best ordering into ``best``. Inputs are trusted
+    (complete rankings, non-negative weights).
+
+    ``local_search(A, w, centre) -> (centre, cost)``; ``family`` names the distance in the
+    error raised when ``exact=True`` is asked of more than 10 items.
+
+    Complexity: as the family's searches (see its ``estimate_center``).
+    """
+    A, w = weighted_unique_rows(ranks, weights)
+    m = A.shape[1]
+    if m <= 1 or A.shape[0] == 0:
+        return np.arange(m, dtype=np.int64)
+    if exact is None:
+        exact = (
+            m <= EXACT_CENTER_MAX_ITEMS and math.factorial(m) * A.shape[0] <= EXACT_CENTER_MAX_WORK
+        )
+    if exact and m > 10:
+        raise ValueError(f"the exact {family} centre enumerates m! centres; m = {m} > 10")
+    by_weight = np.argsort(-w, kind="stable")
+    A, w = np.ascontiguousarray(A[by_weight]), w[by_weight]
+    candidates = [init] if init is not None else starts(A, w)
+    results = [local_search(A, w, np.asarray(c, dtype=np.int64)) for c in candidates]
+    center, cost = min(results, key=lambda r: r[1])
+    if exact:
+        best = np.argsort(center).astype(np.int64)
+        exact_search(all_orders(m), A, w, cost + 1e-12 * max(cost, 1.0), best)
+        center = np.argsort(best).astype(np.int64)
+    return center

@@ -49,12 +49,13 @@ from rankclust._compiled import ulam_pair
 from rankclust._kernel_random import xoshiro_state, xoshiro_uniform
 from rankclust.consensus import generalized_borda
 from rankclust.models._mallows_counts import (
-    all_orders,
+    EXACT_CENTER_MAX_ITEMS,
+    EXACT_CENTER_MAX_WORK,
     check_m,
     check_theta,
     distance_pmf,
     log_moments,
-    weighted_unique_rows,
+    search_center,
 )
 from rankclust.rankings import Rankings
 
@@ -72,11 +73,6 @@ __all__ = [
 
 #: Largest ``m`` of the exact normaliser (p(70) = 4 087 968 partitions, about a second).
 EXACT_MAX_ITEMS = 70
-#: Largest number of items for which :func:`estimate_center` enumerates every centre.
-EXACT_CENTER_MAX_ITEMS = 8
-#: Largest ``m! * (distinct rows)`` the automatic exact centre search takes on (about a
-#: second on unclustered data, where the bound prunes little).
-EXACT_CENTER_MAX_WORK = 10**7
 
 
 # --------------------------------------------------------------------------------------------
@@ -595,27 +591,13 @@ def estimate_center(
     Complexity: exact O(m! u m log m) time, O(m! m) memory (u distinct rows); local search
     O(T m^2 u m log m) time per start for T moves, O(u m) memory.
     """
-    A, w = weighted_unique_rows(ranks, weights)
-    m = A.shape[1]
-    if m <= 1 or A.shape[0] == 0:
-        return np.arange(m, dtype=np.int64)
-    if exact is None:
-        exact = (
-            m <= EXACT_CENTER_MAX_ITEMS and math.factorial(m) * A.shape[0] <= EXACT_CENTER_MAX_WORK
-        )
-    if exact and m > 10:
-        raise ValueError(f"the exact Ulam centre enumerates m! centres; m = {m} > 10")
-    by_weight = np.argsort(-w, kind="stable")
-    A, w = np.ascontiguousarray(A[by_weight]), w[by_weight]
-    if init is not None:
-        starts = [np.asarray(init, dtype=np.int64)]
-    else:
-        starts = [generalized_borda(Rankings(A), w), *A[: min(3, A.shape[0])]]
-    results = [_local_search(A, w, np.asarray(c, dtype=np.int64)) for c in starts]
-    center, cost = min(results, key=lambda r: r[1])
-    if exact:
-        orders = all_orders(m)
-        best = np.argsort(center).astype(np.int64)
-        _nb_exact_center(orders, A, w, cost + 1e-12 * max(cost, 1.0), best)
-        center = np.argsort(best).astype(np.int64)
-    return center
+    return search_center(
+        ranks,
+        weights,
+        family="Ulam",
+        exact=exact,
+        init=init,
+        starts=lambda A, w: [generalized_borda(Rankings(A), w), *A[: min(3, A.shape[0])]],
+        local_search=_local_search,
+        exact_search=_nb_exact_center,
+    )
